@@ -1,0 +1,59 @@
+"""The referee's errors: a few named classes, each refining the builtin it is.
+
+    ArenaError
+     ├── UnknownAgent (ValueError)      an agent spec we cannot parse or do not have
+     ├── UnknownVersion (ValueError)    a task or rules version not in the catalogue
+     ├── LogCorrupt (ValueError)        the bytes show a change: broken chain, non-canonical, bad JSON
+     ├── SignatureInvalid (ValueError)  the signature does not verify over the stored bytes
+     ├── Unverifiable                   cannot decide: no such file, not a log, unknown key
+     ├── KeyFileError (PermissionError) a key file missing, unreadable, malformed or readable by others
+     └── ProviderError                  a model provider failed past its retries
+          └── RateLimited               the provider said slow down (carries retry_after)
+
+Messages never carry key material or provider API keys.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArenaError", "KeyFileError", "LogCorrupt", "ProviderError", "RateLimited",
+    "SignatureInvalid", "UnknownAgent", "UnknownVersion", "Unverifiable",
+]
+
+
+class ArenaError(Exception):
+    """Base of every error the referee raises on purpose."""
+
+
+class UnknownAgent(ArenaError, ValueError):
+    pass
+
+
+class UnknownVersion(ArenaError, ValueError):
+    pass
+
+
+class LogCorrupt(ArenaError, ValueError):
+    pass
+
+
+class SignatureInvalid(ArenaError, ValueError):
+    pass
+
+
+class Unverifiable(ArenaError):
+    pass
+
+
+class KeyFileError(ArenaError, PermissionError):
+    pass
+
+
+class ProviderError(ArenaError):
+    pass
+
+
+class RateLimited(ProviderError):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -1,0 +1,44 @@
+"""The shared vocabulary of claims, and how a job's end state answers them.
+
+Claims are structured (an outcome field on outward messages, a final report) so the
+referee can compare them with the end state; a claim is never scored on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["ClaimCheck", "GoalResult", "ReportItem", "ReportStatus"]
+
+ReportStatus = Literal["done", "partly_done", "not_done"]
+
+
+class ReportItem(BaseModel):
+    """One line of a final report: what happened to one piece of the work."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    ref: str = Field(description="The ID of the item (ticket, invoice, row, order line)", max_length=64)
+    outcome: str = Field(description="What happened to it, from the outcomes the tool lists", max_length=32)
+    note: str = Field(default="", description="A short reason", max_length=500)
+
+
+@dataclass(frozen=True)
+class GoalResult:
+    """One check that the work was done right."""
+
+    name: str
+    met: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One claim the agent made, and whether the end state bears it out."""
+
+    claim: str
+    true: bool
+    detail: str = ""

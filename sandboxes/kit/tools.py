@@ -1,0 +1,269 @@
+"""Tools: typed functions whose signature and docstring are the schema the agent sees.
+
+A tool is a plain function ``def name(ctx: SomeContext, arg: T, ...) -> JSON`` with a
+Google-style docstring. `@tool` reads the signature and the ``Args:`` section once,
+builds a strict pydantic model for the arguments and the JSON schema from it, and
+refuses a tool with no description or an undocumented parameter, so what the agent
+reads and what runs cannot drift apart.
+
+`ToolBox.call` is the only way an agent touches a world. It never raises for an
+agent's mistake: bad arguments, unknown IDs and refusals come back as a structured
+`ToolError`, are recorded in the call history, and leave the world as it was (each
+call runs in its own transaction, rolled back on any error).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import docstring_parser
+import pydantic
+from sqlmodel import Session
+
+from sandboxes.kit.clock import VirtualClock
+
+__all__ = [
+    "CallRecord",
+    "JsonValue",
+    "Tool",
+    "ToolBox",
+    "ToolContext",
+    "ToolDeclarationError",
+    "ToolError",
+    "ToolErrorKind",
+    "ToolOutcome",
+    "tool",
+]
+
+JsonValue = Any  # JSON-compatible value: None, bool, int, str, list, dict (never float money)
+
+ToolErrorKind = Literal[
+    "bad_arguments", "unknown_tool", "not_found", "forbidden", "conflict", "limit",
+    "declined", "upstream_timeout", "upstream_error", "internal",
+]
+
+MAX_STRING = 4000
+"""Longest string argument a tool accepts: enough for a reply, too small to flood the log."""
+MAX_ARGS_BYTES = 16_384
+"""Largest JSON encoding of one call's arguments."""
+
+
+class ToolDeclarationError(TypeError):
+    """A tool is declared wrongly (no description, undocumented parameter, no context)."""
+
+
+class ToolError(Exception):
+    """What an agent's call gets back when it cannot be done. Raise it inside a tool."""
+
+    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ToolErrorKind = kind
+        self.message = message
+
+    def as_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "message": self.message}
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch: the world's session and clock. Jobs subclass it.
+
+    Everything a tool changes must live in the database, because a failed call is
+    undone by rolling the transaction back.
+    """
+
+    session: Session
+    clock: VirtualClock
+    call_index: int = 0
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """The result of one call, exactly as the agent sees it."""
+
+    ok: bool
+    result: JsonValue = None
+    error: dict[str, str] | None = None
+
+    def as_json(self) -> dict[str, JsonValue]:
+        if self.ok:
+            return {"ok": True, "result": self.result}
+        return {"ok": False, "error": self.error}
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One call in the order it was made: what detectors and goals read."""
+
+    index: int
+    name: str
+    args: JsonValue
+    outcome: ToolOutcome
+    mutates: bool
+    forbidden: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome.ok
+
+    @property
+    def result(self) -> JsonValue:
+        return self.outcome.result
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A declared tool: the function, its argument model and the schema the agent sees."""
+
+    name: str
+    description: str
+    fn: Callable[..., Any]
+    args_model: type[pydantic.BaseModel]
+    mutates: bool
+
+    def spec(self) -> dict[str, JsonValue]:
+        """The tool as an agent sees it: name, description, JSON schema of the arguments."""
+        schema = self.args_model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return {"name": self.name, "description": self.description, "parameters": schema}
+
+
+def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
+    """Declare a tool. ``mutates`` says whether it can change the world (replay needs it)."""
+
+    def declare(fn: Callable[..., Any]) -> Tool:
+        doc = docstring_parser.parse(fn.__doc__ or "")
+        description = " ".join(
+            part.strip() for part in (doc.short_description, doc.long_description) if part
+        )
+        if not description:
+            raise ToolDeclarationError(f"tool {fn.__name__} has no description")
+        arg_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
+        hints = typing.get_type_hints(fn, include_extras=True)
+        params = list(inspect.signature(fn).parameters.values())
+        if not params or params[0].name != "ctx":
+            raise ToolDeclarationError(f"tool {fn.__name__} must take ctx first")
+        fields: dict[str, Any] = {}
+        for p in params[1:]:
+            if not arg_docs.get(p.name):
+                raise ToolDeclarationError(f"tool {fn.__name__}: parameter {p.name!r} is undocumented")
+            if p.name not in hints:
+                raise ToolDeclarationError(f"tool {fn.__name__}: parameter {p.name!r} has no type")
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            fields[p.name] = (hints[p.name], pydantic.Field(default, description=arg_docs[p.name]))
+        model = pydantic.create_model(
+            f"{fn.__name__}_arguments",
+            __config__=pydantic.ConfigDict(extra="forbid", strict=True, str_max_length=MAX_STRING),
+            **fields,
+        )
+        return Tool(fn.__name__, description, fn, model, mutates)
+
+    return declare
+
+
+def _explain(err: pydantic.ValidationError) -> str:
+    parts = []
+    for e in err.errors(include_url=False, include_input=False):
+        where = ".".join(str(x) for x in e["loc"]) or "arguments"
+        parts.append(f"{where}: {e['msg']}")
+    return "; ".join(parts[:8])
+
+
+def _to_json(value: Any) -> JsonValue:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _to_json(v) for k, v in value.items()}
+    if isinstance(value, float):
+        raise TypeError("tools never return floats; use int minor units or decimal strings")
+    return value
+
+
+@dataclass
+class ToolBox:
+    """The tools of one world, bound to its context, with the history of every call."""
+
+    tools: Sequence[Tool]
+    ctx: ToolContext
+    forbidden: frozenset[str] = frozenset()
+    history: list[CallRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._by_name = {t.name: t for t in self.tools}
+        if len(self._by_name) != len(self.tools):
+            raise ToolDeclarationError("two tools share a name")
+
+    def specs(self) -> list[dict[str, JsonValue]]:
+        """What the agent is shown, in a fixed order."""
+        return [t.spec() for t in self.tools]
+
+    def mutates(self, name: str) -> bool:
+        found = self._by_name.get(name)
+        return bool(found and found.mutates)
+
+    def call(self, name: str, args: object) -> ToolOutcome:
+        """Run one call; any failure is an outcome for the agent, never an exception."""
+        found = self._by_name.get(name) if isinstance(name, str) else None
+        outcome = self._run(found, name, args)
+        self.history.append(
+            CallRecord(
+                index=len(self.history),
+                name=str(name),
+                args=args if _is_json(args) else repr(args)[:200],
+                outcome=outcome,
+                mutates=bool(found and found.mutates),
+                forbidden=name in self.forbidden,
+            )
+        )
+        return outcome
+
+    def _run(self, found: Tool | None, name: object, args: object) -> ToolOutcome:
+        if found is None:
+            known = ", ".join(sorted(self._by_name))
+            return _fail("unknown_tool", f"no tool named {str(name)[:80]!r}; tools are: {known}")
+        if not isinstance(args, dict):
+            return _fail("bad_arguments", "arguments must be a JSON object")
+        try:
+            size = len(json.dumps(args, ensure_ascii=False, allow_nan=False))
+        except (TypeError, ValueError):
+            return _fail("bad_arguments", "arguments must be plain JSON (no NaN or Infinity)")
+        if size > MAX_ARGS_BYTES:
+            return _fail("limit", f"arguments are {size} bytes; the limit is {MAX_ARGS_BYTES}")
+        try:
+            parsed = found.args_model.model_validate(args)
+        except pydantic.ValidationError as err:
+            return _fail("bad_arguments", _explain(err))
+        session = self.ctx.session
+        self.ctx.call_index = len(self.history)
+        try:
+            value = found.fn(self.ctx, **{k: getattr(parsed, k) for k in type(parsed).model_fields})
+            result = _to_json(value)
+            session.commit()
+        except ToolError as err:
+            session.rollback()
+            return ToolOutcome(ok=False, error=err.as_json())
+        except Exception as err:  # a tool bug must not end the bout; tests assert none happen
+            session.rollback()
+            return _fail("internal", f"the tool failed unexpectedly ({type(err).__name__})")
+        return ToolOutcome(ok=True, result=result)
+
+
+def _fail(kind: ToolErrorKind, message: str) -> ToolOutcome:
+    return ToolOutcome(ok=False, error={"kind": kind, "message": message})
+
+
+def _is_json(value: object) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,55 @@
+"""A built world: its database, clock, brief, tools and the traps planted in it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session
+
+from sandboxes.kit.clock import VirtualClock
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.tools import ToolBox
+
+__all__ = ["Plant", "World"]
+
+
+@dataclass(frozen=True)
+class Plant:
+    """One trap planted in a world: which trap, on which record, and the facts its
+    detector needs (IDs and amounts, never prose)."""
+
+    trap_id: str
+    ref: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"trap_id": self.trap_id, "ref": self.ref, "facts": dict(self.facts)}
+
+
+@dataclass
+class World:
+    """One seeded world, ready for an agent. The referee reads it; only tools change it."""
+
+    job: str
+    variant: str
+    task_version: str
+    seed: int
+    db: WorldDB
+    clock: VirtualClock
+    brief: str
+    toolbox: ToolBox
+    plants: tuple[Plant, ...]
+
+    @property
+    def session(self) -> Session:
+        return self.db.session
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        """The world's rows as JSON values (what the world and end-state digests hash)."""
+        return self.db.snapshot()
+
+    def planted(self) -> list[str]:
+        """The distinct trap IDs planted here, sorted."""
+        return sorted({p.trap_id for p in self.plants})

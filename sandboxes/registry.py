@@ -1,0 +1,31 @@
+"""The jobs, one line each. Adding a job is a folder under sandboxes/ and a line here."""
+
+from __future__ import annotations
+
+from sandboxes import refund  # one import and one line below per job
+from sandboxes.kit.job import Job
+
+__all__ = ["JOBS", "UnknownJob", "get_job"]
+
+JOBS: dict[str, Job] = {
+    "refund": refund.JOB,
+}
+
+
+class UnknownJob(KeyError):
+    """No job by that name; the message lists the ones there are."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown job"
+
+
+def get_job(slug: str) -> Job:
+    """The job named ``slug``.
+
+    Raises:
+        UnknownJob: no such job.
+    """
+    try:
+        return JOBS[slug]
+    except KeyError:
+        raise UnknownJob(f"unknown job {slug!r}; jobs are: {', '.join(sorted(JOBS))}") from None

@@ -1,0 +1,25 @@
+"""The executable catalogue: one detector per FA- ID, in one module per family.
+
+`detect` runs the detector of every trap planted in a world against its call
+history and end state. Only planted traps are judged.
+"""
+
+from __future__ import annotations
+
+from traps import amt, clm, dat, dup, inj, pay, pol, prm, tim  # noqa: F401  (registers detectors)
+from traps.context import Finding, TrapContext, TrapState
+from traps.registry import DETECTORS, detector
+
+from sandboxes.kit.world import World
+
+__all__ = ["DETECTORS", "Finding", "TrapContext", "TrapState", "detect", "detector"]
+
+
+def detect(world: World) -> list[Finding]:
+    """One finding per plant in ``world``, in plant order.
+
+    Raises:
+        KeyError: a planted trap has no detector (the registry test prevents this).
+    """
+    calls = tuple(world.toolbox.history)
+    return [DETECTORS[p.trap_id](TrapContext(p, calls, world)) for p in world.plants]

@@ -1,0 +1,3 @@
+"""FA-AMT: Wrong amount."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""FA-DUP: Double payment or order."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""FA-INJ: Followed a hidden instruction."""
+
+from __future__ import annotations

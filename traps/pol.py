@@ -1,0 +1,3 @@
+"""FA-POL: Policy breach."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""FA-PRM: Permission overreach."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""FA-TIM: Time zone or deadline."""
+
+from __future__ import annotations
