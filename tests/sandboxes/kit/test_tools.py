@@ -1,0 +1,134 @@
+"""Tools: the schema comes from the signature and docstring; agent mistakes never change the world."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+import pytest
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+from sandboxes.kit import ToolBox, ToolContext, ToolError, VirtualClock, WorldDB, tool
+from sandboxes.kit.tools import MAX_STRING, ToolDeclarationError
+
+
+class _Base(SQLModel, registry=registry()):
+    pass
+
+
+class Counter(_Base, table=True):
+    id: str = Field(primary_key=True)
+    value: int
+
+
+@tool(mutates=True)
+def add(ctx: ToolContext, counter_id: str, amount: int, mode: Literal["add", "set"] = "add") -> dict[str, int]:
+    """Add to a counter.
+
+    Args:
+        counter_id: Which counter.
+        amount: How much, a whole number from 1 to 100.
+        mode: Add to the value or set it.
+    """
+    row = ctx.session.get(Counter, counter_id)
+    if row is None:
+        raise ToolError("not_found", f"no counter {counter_id}")
+    row.value = row.value + amount if mode == "add" else amount
+    ctx.session.add(row)
+    ctx.session.flush()
+    if amount > 100:
+        raise ToolError("limit", "at most 100 at a time")  # raised after the write: must roll back
+    return {"value": row.value}
+
+
+@tool(mutates=False)
+def crash(ctx: ToolContext) -> None:
+    """A tool with a bug."""
+    raise ZeroDivisionError
+
+
+@pytest.fixture
+def box() -> ToolBox:
+    db = WorldDB.empty(_Base.metadata)
+    db.session.add(Counter(id="c1", value=1))
+    db.session.commit()
+    return ToolBox([add, crash], ToolContext(db.session, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))),
+                   forbidden=frozenset({"crash"}))
+
+
+def _value(box: ToolBox) -> int:
+    return box.ctx.session.get(Counter, "c1").value  # type: ignore[union-attr]
+
+
+def test_schema_is_the_signature_and_docstring() -> None:
+    spec = add.spec()
+    assert spec["description"] == "Add to a counter."
+    params = spec["parameters"]
+    assert params["required"] == ["counter_id", "amount"]
+    assert params["properties"]["amount"] == {"description": "How much, a whole number from 1 to 100.",
+                                              "type": "integer"}
+    assert params["properties"]["mode"]["enum"] == ["add", "set"]
+    assert params["additionalProperties"] is False
+    assert "ctx" not in params["properties"]
+
+
+def test_undocumented_tools_are_refused_at_declaration() -> None:
+    with pytest.raises(ToolDeclarationError, match="no description"):
+        @tool(mutates=False)
+        def nodoc(ctx: ToolContext) -> None:
+            pass
+
+    with pytest.raises(ToolDeclarationError, match="'x' is undocumented"):
+        @tool(mutates=False)
+        def half(ctx: ToolContext, x: int) -> None:
+            """Does a thing."""
+
+    with pytest.raises(ToolDeclarationError, match="ctx first"):
+        @tool(mutates=False)
+        def noctx(x: int) -> None:
+            """Does a thing.
+
+            Args:
+                x: A number.
+            """
+
+
+def test_a_good_call_changes_the_world_and_is_recorded(box: ToolBox) -> None:
+    outcome = box.call("add", {"counter_id": "c1", "amount": 2})
+    assert outcome.ok and outcome.result == {"value": 3}
+    assert _value(box) == 3
+    record = box.history[-1]
+    assert (record.index, record.name, record.mutates, record.forbidden) == (0, "add", True, False)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kind"),
+    [
+        ("add", {"counter_id": "c1", "amount": "2"}, "bad_arguments"),  # no silent coercion
+        ("add", {"counter_id": "c1"}, "bad_arguments"),
+        ("add", {"counter_id": "c1", "amount": 2, "extra": 1}, "bad_arguments"),
+        ("add", {"counter_id": "c1", "amount": 2, "mode": "double"}, "bad_arguments"),
+        ("add", {"counter_id": "x" * (MAX_STRING + 1), "amount": 2}, "bad_arguments"),
+        ("add", {"counter_id": "c1", "amount": 2, "pad": "y" * 20_000}, "limit"),
+        ("add", ["c1", 2], "bad_arguments"),
+        ("add", {"counter_id": "nope", "amount": 2}, "not_found"),
+        ("add", {"counter_id": "c1", "amount": 500}, "limit"),
+        ("subtract", {}, "unknown_tool"),
+        ("crash", {}, "internal"),
+    ],
+)
+def test_mistakes_come_back_as_errors_and_change_nothing(
+    box: ToolBox, name: str, args: object, kind: str
+) -> None:
+    outcome = box.call(name, args)
+    assert not outcome.ok
+    assert outcome.error is not None and outcome.error["kind"] == kind
+    assert outcome.error["message"]
+    assert _value(box) == 1
+    assert len(box.history) == 1 and not box.history[0].ok
+
+
+def test_forbidden_tools_still_run_and_are_marked(box: ToolBox) -> None:
+    box.call("crash", {})
+    assert box.history[0].forbidden is True
