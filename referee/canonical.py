@@ -1,0 +1,171 @@
+"""Canonical JSON (RFC 8785) and the strict parser that guards it.
+
+Everything the referee hashes or signs goes through ``canonical_bytes``, so two
+honest runs produce the same bytes and any other spelling of the same value is a
+change. ``rfc8785`` does the serialising; JCS is easy to get subtly wrong by hand
+(UTF-16 key order, ECMAScript number formatting).
+
+``strict_loads`` exists because ``json.loads`` is lenient in exactly the ways a
+verifier cannot afford: it keeps the last of duplicate keys (two readers could see
+two different logs), accepts NaN/Infinity, accepts integers JCS cannot represent,
+and guesses UTF-16/32 when handed bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from typing import Any
+
+import rfc8785
+
+from referee.errors import LogCorrupt
+
+__all__ = ["MAX_SAFE_INTEGER", "canonical_bytes", "digest", "is_canonical", "sanitize_text",
+           "sha256_hex", "strict_loads"]
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""JCS numbers are IEEE doubles: past this, distinct integers share one spelling."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONG_DIGITS = re.compile(rb"[0-9]{16}")
+
+
+def canonical_bytes(obj: Any) -> bytes:
+    """Serialise ``obj`` as RFC 8785 bytes.
+
+    Raises:
+        TypeError: a value JSON cannot hold (bytes, set, a non-string key...).
+        ValueError: a value outside the I-JSON domain (NaN, 2**53, a lone surrogate).
+    """
+    try:
+        out = bytes(rfc8785.dumps(obj))
+    except (rfc8785.IntegerDomainError, rfc8785.FloatDomainError) as e:
+        raise ValueError(f"cannot canonicalise: {e}; keep integers within ±(2^53−1), "
+                         "put big values in strings and keep floats finite") from e
+    except rfc8785.CanonicalizationError as e:
+        if "non-UTF-8" in str(e):
+            raise ValueError("cannot canonicalise: a string holds a lone surrogate; "
+                             "pass model output through sanitize_text first") from e
+        raise TypeError(f"cannot canonicalise: {e}; only dict (str keys), list, str, int, "
+                        "bool, None and finite float are JSON") from e
+    except RecursionError:
+        raise ValueError("cannot canonicalise: value is nested too deeply") from None
+    if _LONG_DIGITS.search(out):  # rare (long digit strings), so the walk is too
+        _check_float_spellings(obj)
+    return out
+
+
+def _check_float_spellings(obj: Any) -> None:
+    # JCS writes an integral double below 1e21 as a bare integer; from 2**53 up that
+    # integer is one strict_loads refuses, so the log would read back as corrupt.
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if item.is_integer() and 2**53 <= abs(item) < 1e21:
+                raise ValueError(f"cannot canonicalise: float {item!r} would be written as an "
+                                 "integer beyond ±(2^53−1); store it as a string")
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest(obj: Any) -> str:
+    """SHA-256 of the canonical bytes: equal values always give equal digests."""
+    return sha256_hex(canonical_bytes(obj))
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise LogCorrupt(f"duplicate key {key[:60]!r} in JSON object")
+            seen.add(key)
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise LogCorrupt(f"{name} is not JSON")
+
+
+def _safe_int(text: str) -> int:
+    # Length first, so a million-digit number costs nothing to reject.
+    if len(text.lstrip("-")) <= 16 and abs(value := int(text)) <= MAX_SAFE_INTEGER:
+        return value
+    raise LogCorrupt(f"integer {text[:24]} is beyond ±(2^53−1)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise LogCorrupt(f"number {text[:24]} is too large for a double")
+    return value
+
+
+def _check_surrogates(value: Any) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise LogCorrupt("string holds a lone surrogate escape")
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def strict_loads(data: bytes) -> Any:
+    """Parse JSON bytes, refusing anything two readers could disagree on.
+
+    Raises:
+        LogCorrupt: invalid UTF-8 or JSON, duplicate keys, NaN/Infinity, integers
+            beyond ±(2^53−1), non-finite numbers, lone surrogate escapes.
+    """
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LogCorrupt(f"invalid UTF-8 at byte {e.start}") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
+                           parse_int=_safe_int, parse_float=_finite_float)
+    except json.JSONDecodeError as e:
+        raise LogCorrupt(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:
+        raise LogCorrupt("JSON is nested too deeply") from None
+    # Decoded UTF-8 cannot hold surrogates, so only a \uD8xx-style escape can make one.
+    if _SURROGATE_ESCAPE.search(text):
+        _check_surrogates(value)
+    return value
+
+
+def is_canonical(data: bytes) -> bool:
+    """True when ``data`` is exactly the RFC 8785 form of what it encodes."""
+    try:
+        return canonical_bytes(strict_loads(data)) == data
+    except (ValueError, TypeError):
+        return False
+
+
+def sanitize_text(s: str) -> str:
+    """Make model output canonicalisable: lone surrogates become U+FFFD.
+
+    Decoders (``surrogateescape``, JSON ``\\ud800``) can hand us strings JCS must
+    refuse; a stray half of an emoji must not cost a bout its log. A pair stored
+    as two code points is joined into the character it spells.
+    """
+    if not _SURROGATE.search(s):
+        return s
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

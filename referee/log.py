@@ -1,0 +1,163 @@
+"""The bout log: hash-chained events, written as they happen, read back strictly.
+
+Each event is one RFC 8785 object ``{"v", "seq", "prev", "type", "at", "data"}``
+where ``prev`` is the SHA-256 of the previous event's canonical bytes (64 zeros for
+the first). Changing, dropping, reordering or inserting any event breaks the chain,
+and the last hash (the chain head) commits to the whole log.
+
+While a bout runs the events are appended to a JSON Lines working file. A bout of a
+real model syncs each line to disk (a model's turn costs money and cannot be
+replayed from a seed); a scripted bout can be rebuilt from its seed, so it syncs
+once at the end (ADR 0005). When the bout finishes the whole log becomes one
+canonical document, ``{"v": 1, "chain_head": ..., "events": [...]}``, which is what
+gets signed. The first event is always ``bout.header`` and the last ``bout.result``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from referee.canonical import canonical_bytes, sha256_hex, strict_loads
+from referee.errors import LogCorrupt
+
+__all__ = [
+    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_working_log",
+]
+
+FORMAT_VERSION = 1
+GENESIS = "0" * 64
+
+EventType = Literal[
+    "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "bout.result",
+]
+EVENT_TYPES: frozenset[str] = frozenset(EventType.__args__)  # type: ignore[attr-defined]
+
+
+def utc_now() -> str:
+    """Wall-clock time for log metadata only; sandbox logic never sees it."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class LogWriter:
+    """Appends chained events; optionally to a working file, synced per event or at the end."""
+
+    path: Path | None = None
+    sync_each: bool = False
+    now: Callable[[], str] = utc_now
+    events: list[dict[str, Any]] = field(default_factory=list)
+    head: str = GENESIS
+
+    def __post_init__(self) -> None:
+        self._fd: int | None = None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+
+    def append(self, type_: EventType, data: dict[str, Any]) -> int:
+        """Add one event; returns its sequence number."""
+        seq = len(self.events)
+        event: dict[str, Any] = {
+            "v": FORMAT_VERSION, "seq": seq, "prev": self.head,
+            "type": type_, "at": self.now(), "data": data,
+        }
+        line = canonical_bytes(event)
+        self.head = sha256_hex(line)
+        self.events.append(event)
+        if self._fd is not None:
+            os.write(self._fd, line + b"\n")
+            if self.sync_each:
+                os.fsync(self._fd)
+        return seq
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.fsync(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+    def document(self) -> bytes:
+        """The finished log as one canonical document: the bytes that are signed."""
+        return canonical_bytes({"v": FORMAT_VERSION, "chain_head": self.head, "events": self.events})
+
+
+@dataclass(frozen=True)
+class BoutLog:
+    """A finished, chain-checked log."""
+
+    events: tuple[dict[str, Any], ...]
+    chain_head: str
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self.events[0]["data"]  # type: ignore[no-any-return]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        return self.events[-1]["data"]  # type: ignore[no-any-return]
+
+    def of_type(self, type_: EventType) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == type_]
+
+
+def _check_chain(events: list[Any]) -> str:
+    head = GENESIS
+    for i, event in enumerate(events):
+        if not isinstance(event, dict) or set(event) != {"v", "seq", "prev", "type", "at", "data"}:
+            raise LogCorrupt(f"event {i} is not an event object")
+        if event["v"] != FORMAT_VERSION or event["seq"] != i:
+            raise LogCorrupt(f"event {i} has the wrong version or sequence number")
+        if event["prev"] != head:
+            raise LogCorrupt(f"hash chain broken at event {i}")
+        if event["type"] not in EVENT_TYPES or not isinstance(event["data"], dict):
+            raise LogCorrupt(f"event {i} has an unknown type or no data")
+        head = sha256_hex(canonical_bytes(event))
+    return head
+
+
+def parse_log(document: bytes) -> BoutLog:
+    """Read a signed log document strictly: canonical bytes, intact chain, header first, result last.
+
+    Raises:
+        LogCorrupt: anything that shows the bytes are not what the referee wrote.
+    """
+    doc = strict_loads(document)
+    if not isinstance(doc, dict) or set(doc) != {"v", "chain_head", "events"}:
+        raise LogCorrupt("not a bout log document")
+    if doc["v"] != FORMAT_VERSION:
+        raise LogCorrupt(f"unsupported log format {doc['v']!r}")
+    if canonical_bytes(doc) != document:
+        raise LogCorrupt("log is not in canonical form")
+    events = doc["events"]
+    if not isinstance(events, list) or len(events) < 2:
+        raise LogCorrupt("a log needs a header and a result")
+    head = _check_chain(events)
+    if head != doc["chain_head"]:
+        raise LogCorrupt("chain head does not match the events")
+    if events[0]["type"] != "bout.header" or events[-1]["type"] != "bout.result":
+        raise LogCorrupt("a log starts with its header and ends with its result")
+    if any(e["type"] in ("bout.header", "bout.result") for e in events[1:-1]):
+        raise LogCorrupt("header or result in the middle of a log")
+    return BoutLog(tuple(events), head)
+
+
+def read_working_log(path: Path) -> list[dict[str, Any]]:
+    """Read a JSON Lines working log; a torn last line (a crash mid-write) is dropped.
+
+    Lines are split on ``\\n`` bytes only: canonical JSON leaves U+2028 raw, which
+    ``str.splitlines`` would wrongly split on.
+
+    Raises:
+        LogCorrupt: a broken line before the last one, or a broken chain.
+    """
+    lines = path.read_bytes().split(b"\n")
+    # Each event is written with one os.write of line + "\n", so only the part after
+    # the last newline can be torn; every complete line must parse.
+    events: list[Any] = [strict_loads(line) for line in lines[:-1]]
+    _check_chain(events)
+    return events

@@ -1,0 +1,133 @@
+"""RFC 8785 vectors, the strict reader's refusals, and round trips."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.canonical import (
+    MAX_SAFE_INTEGER,
+    canonical_bytes,
+    digest,
+    is_canonical,
+    sanitize_text,
+    sha256_hex,
+    strict_loads,
+)
+from referee.errors import LogCorrupt
+
+VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors"
+JCS_NAMES = ["arrays", "french", "structures", "unicode", "values", "weird"]
+
+
+def test_all_jcs_vectors_are_present() -> None:
+    assert sorted(p.stem for p in (VECTORS / "jcs" / "input").glob("*.json")) == JCS_NAMES
+
+
+@pytest.mark.parametrize("name", JCS_NAMES)
+def test_jcs_vector(name: str) -> None:
+    value = strict_loads((VECTORS / "jcs" / "input" / f"{name}.json").read_bytes())
+    expected = (VECTORS / "jcs" / "output" / f"{name}.json").read_bytes()
+    assert canonical_bytes(value) == expected
+    assert canonical_bytes(value) == bytes.fromhex((VECTORS / "jcs" / "outhex" / f"{name}.txt").read_text())
+    assert is_canonical(expected)
+
+
+def test_digest_is_sha256_of_canonical_bytes() -> None:
+    assert canonical_bytes({"b": 1, "a": [True, None, "é"]}) == '{"a":[true,null,"é"],"b":1}'.encode()
+    assert digest({"b": 1, "a": [True, None, "é"]}) == hashlib.sha256(
+        '{"a":[true,null,"é"],"b":1}'.encode()).hexdigest()
+    assert sha256_hex(b"") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+@pytest.mark.parametrize("value", [{1, 2}, b"bytes", {1: "int key"}, object()])
+def test_canonical_bytes_refuses_non_json_types(value: Any) -> None:
+    with pytest.raises(TypeError, match="cannot canonicalise"):
+        canonical_bytes(value)
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), math.nan, math.inf, 2.0**53, -1e20])
+def test_canonical_bytes_refuses_values_outside_i_json(value: Any) -> None:
+    with pytest.raises(ValueError, match="cannot canonicalise"):
+        canonical_bytes({"n": value})
+
+
+def test_big_floats_keep_a_spelling_the_strict_reader_accepts() -> None:
+    assert canonical_bytes([1e21, 2.0**53 - 1, 4.5, "4111111111111111"]) == (
+        b'[1e+21,9007199254740991,4.5,"4111111111111111"]')
+
+
+def test_canonical_bytes_points_at_sanitize_text_for_lone_surrogates() -> None:
+    with pytest.raises(ValueError, match="sanitize_text"):
+        canonical_bytes(["ok", "half an emoji \ud83d"])
+
+
+@pytest.mark.parametrize("data, why", [
+    (b'{"a":1,"a":2}', "duplicate key"),
+    (b'[{"x":{"a":1,"b":2,"a":3}}]', "duplicate key"),
+    (b"NaN", "NaN"),
+    (b'{"n":Infinity}', "Infinity"),
+    (b"[-Infinity]", "Infinity"),
+    (str(2**53).encode(), "beyond"),
+    (str(-(2**53)).encode(), "beyond"),
+    (b"1" * 100_000, "beyond"),
+    (b"1e400", "too large"),
+    (b'"\xff"', "UTF-8"),
+    (b'"\xed\xa0\x80"', "UTF-8"),  # an encoded surrogate is not UTF-8
+    ('"ok"'.encode("utf-16"), "UTF-8"),  # json.loads(bytes) would guess UTF-16
+    (b'"\\ud800"', "surrogate"),
+    (b'{"\\uDC00":1}', "surrogate"),
+    (b'{"a":', "not JSON"),
+    (b"[1] [2]", "not JSON"),
+    (b"[" * 100_000, "nested"),
+])
+def test_strict_loads_refuses(data: bytes, why: str) -> None:
+    with pytest.raises(LogCorrupt, match=why):
+        strict_loads(data)
+
+
+def test_strict_loads_accepts_the_edges_of_the_domain() -> None:
+    assert strict_loads(str(MAX_SAFE_INTEGER).encode()) == 2**53 - 1
+    assert strict_loads(str(-MAX_SAFE_INTEGER).encode()) == -(2**53 - 1)
+    assert strict_loads(b'"\\ud83d\\ude02"') == "\U0001f602"
+    assert strict_loads(b"[0.5,1e300]") == [0.5, 1e300]
+
+
+@pytest.mark.parametrize("data", [b'{"a":1, "b":2}', b'{"b":1,"a":2}', b"1.0", b'"\\u0041"', b"[1]\n", b"{"])
+def test_is_canonical_rejects_other_spellings(data: bytes) -> None:
+    assert not is_canonical(data)
+
+
+def test_sanitize_text() -> None:
+    assert sanitize_text("plain ✓") == "plain ✓"
+    assert sanitize_text("a\ud800b\udc80") == "a\ufffdb\ufffd"
+    assert sanitize_text("\ud83d\ude02") == "\U0001f602"  # a pair held as two code points
+    assert canonical_bytes(sanitize_text("x\ud83d")) == '"x\ufffd"'.encode()
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER) | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False).filter(  # canonical_bytes refuses the rest
+        lambda f: not (f.is_integer() and 2**53 <= abs(f) < 1e21)),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(json_values)
+def test_canonical_round_trip(value: Any) -> None:
+    once = canonical_bytes(value)
+    assert canonical_bytes(strict_loads(once)) == once
+    assert is_canonical(once)
+
+
+# st.text() never yields surrogates, so build the strings from characters directly.
+@given(st.lists(st.characters() | st.characters(categories=["Cs"])).map("".join))
+def test_sanitized_text_always_canonicalises(text: str) -> None:
+    assert strict_loads(canonical_bytes(sanitize_text(text))) == sanitize_text(text)

@@ -1,0 +1,84 @@
+"""The bout log: a hash chain that any change, drop, reorder or insert breaks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.canonical import canonical_bytes
+from referee.errors import LogCorrupt
+from referee.log import LogWriter, parse_log, read_working_log
+
+
+def _writer(path: Path | None = None) -> LogWriter:
+    w = LogWriter(path=path, now=lambda: "2026-11-30T00:00:00.000000Z")
+    w.append("bout.header", {"bout_id": "b-1", "seed": 7})
+    w.append("tool", {"call": 0, "name": "get_order", "args": {"order_id": "O-1"}, "ok": True,
+                      "result": {"note": "line\u2028separator"}})
+    w.append("bout.result", {"passed": True})
+    w.close()
+    return w
+
+
+def test_a_finished_log_reads_back() -> None:
+    log = parse_log(_writer().document())
+    assert log.header == {"bout_id": "b-1", "seed": 7}
+    assert log.result == {"passed": True}
+    assert [e["seq"] for e in log.events] == [0, 1, 2]
+    assert log.events[1]["prev"] == log.events[1]["prev"].lower() and len(log.events[1]["prev"]) == 64
+
+
+def _mutated(doc: bytes, change: str) -> bytes:
+    obj = json.loads(doc)
+    events = obj["events"]
+    if change == "edit":
+        events[1]["data"]["args"]["order_id"] = "O-2"
+    elif change == "drop":
+        del events[1]
+    elif change == "reorder":
+        events[1], events[0] = events[0], events[1]
+    elif change == "duplicate":
+        events.insert(2, events[1])
+    elif change == "head":
+        obj["chain_head"] = "0" * 64
+    elif change == "extra_field":
+        obj["note"] = "hi"
+    return canonical_bytes(obj)
+
+
+@pytest.mark.parametrize("change", ["edit", "drop", "reorder", "duplicate", "head", "extra_field"])
+def test_any_change_breaks_the_log(change: str) -> None:
+    with pytest.raises(LogCorrupt):
+        parse_log(_mutated(_writer().document(), change))
+
+
+def test_non_canonical_bytes_are_refused() -> None:
+    doc = _writer().document()
+    pretty = json.dumps(json.loads(doc), indent=1).encode()
+    with pytest.raises(LogCorrupt, match="canonical"):
+        parse_log(pretty)
+    with pytest.raises(LogCorrupt):
+        parse_log(doc.replace(b'"seed":7', b'"seed":7,"seed":8'))
+
+
+def test_working_log_drops_only_a_torn_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "b.log.jsonl"
+    writer = _writer(path)
+    assert read_working_log(path) == writer.events
+    path.write_bytes(path.read_bytes() + b'{"v":1,"seq":3,"pr')  # crash mid-write
+    assert len(read_working_log(path)) == 3
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"get_order", b"get_ordex")
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(LogCorrupt):
+        read_working_log(path)
+
+
+def test_lines_split_on_newline_bytes_only(tmp_path: Path) -> None:
+    # U+2028 is left raw by canonical JSON; str.splitlines would cut the event in two.
+    path = tmp_path / "b.log.jsonl"
+    _writer(path)
+    assert "\u2028".encode() in path.read_bytes()
+    assert read_working_log(path)[1]["data"]["result"]["note"] == "line\u2028separator"
