@@ -34,13 +34,51 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONG_DIGITS = re.compile(rb"[0-9]{16}")
 
 
+def _plain(obj: Any) -> bool:
+    """Whether ``obj`` is in the subset where the stdlib's sorted, compact JSON *is* JCS:
+    no floats (JCS formats numbers as ECMAScript does), integers within ±(2^53−1), and
+    ASCII object keys (JCS sorts keys by UTF-16 code units, which agrees with Python's
+    code-point order for ASCII). String escaping already agrees: both escape only
+    quote, backslash and control characters, with the same short forms and lowercase hex.
+    """
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            return False
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or not key.isascii():
+                    return False
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        else:
+            return False
+    return True
+
+
 def canonical_bytes(obj: Any) -> bytes:
     """Serialise ``obj`` as RFC 8785 bytes.
+
+    Logs are mostly strings and integers, and ``rfc8785`` is pure Python, so values in
+    the plain subset (see `_plain`) take the stdlib's C encoder; everything else, and
+    every error, goes through ``rfc8785``. Tests check both paths agree.
 
     Raises:
         TypeError: a value JSON cannot hold (bytes, set, a non-string key...).
         ValueError: a value outside the I-JSON domain (NaN, 2**53, a lone surrogate).
     """
+    try:
+        if _plain(obj):
+            return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+    except (UnicodeEncodeError, RecursionError, ValueError):
+        pass  # a lone surrogate or deep nesting: let rfc8785 say what is wrong
     try:
         out = bytes(rfc8785.dumps(obj))
     except (rfc8785.IntegerDomainError, rfc8785.FloatDomainError) as e:

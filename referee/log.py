@@ -51,6 +51,7 @@ class LogWriter:
     sync_each: bool = False
     now: Callable[[], str] = utc_now
     events: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[bytes] = field(default_factory=list)
     head: str = GENESIS
 
     def __post_init__(self) -> None:
@@ -69,6 +70,7 @@ class LogWriter:
         line = canonical_bytes(event)
         self.head = sha256_hex(line)
         self.events.append(event)
+        self.lines.append(line)
         if self._fd is not None:
             os.write(self._fd, line + b"\n")
             if self.sync_each:
@@ -82,8 +84,13 @@ class LogWriter:
             self._fd = None
 
     def document(self) -> bytes:
-        """The finished log as one canonical document: the bytes that are signed."""
-        return canonical_bytes({"v": FORMAT_VERSION, "chain_head": self.head, "events": self.events})
+        """The finished log as one canonical document: the bytes that are signed.
+
+        Built from the events' canonical lines rather than serialised again: JCS of an
+        object is its members in key order, and "chain_head" < "events" < "v".
+        """
+        head = canonical_bytes(self.head)
+        return b'{"chain_head":%b,"events":[%b],"v":%d}' % (head, b",".join(self.lines), FORMAT_VERSION)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ClaimCheck", "GoalResult", "ReportItem", "ReportStatus"]
+__all__ = ["ClaimCheck", "ClaimSubject", "GoalResult", "ReportItem", "ReportStatus"]
 
 ReportStatus = Literal["done", "partly_done", "not_done"]
 
@@ -35,10 +35,18 @@ class GoalResult:
     detail: str = ""
 
 
+ClaimSubject = Literal["report.status", "report.item", "message"]
+
+
 @dataclass(frozen=True)
 class ClaimCheck:
-    """One claim the agent made, and whether the end state bears it out."""
+    """One claim the agent made, and whether the end state bears it out.
+
+    ``subject`` says what kind of claim it is, so a shared detector (FA-CLM-002,
+    "reported the job done when it was not") can read any job's checks.
+    """
 
     claim: str
     true: bool
     detail: str = ""
+    subject: ClaimSubject = "message"

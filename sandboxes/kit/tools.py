@@ -14,6 +14,8 @@ call runs in its own transaction, rolled back on any error).
 
 from __future__ import annotations
 
+import copy
+import functools
 import inspect
 import json
 import typing
@@ -128,6 +130,11 @@ class Tool:
 
     def spec(self) -> dict[str, JsonValue]:
         """The tool as an agent sees it: name, description, JSON schema of the arguments."""
+        return copy.deepcopy(self._spec)
+
+    @functools.cached_property
+    def _spec(self) -> dict[str, JsonValue]:
+        # pydantic takes ~10 ms to build a schema; a tool's never changes, so build it once.
         schema = self.args_model.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
@@ -247,14 +254,25 @@ class ToolBox:
         try:
             value = found.fn(self.ctx, **{k: getattr(parsed, k) for k in type(parsed).model_fields})
             result = _to_json(value)
-            session.commit()
+            if found.mutates:
+                session.commit()
         except ToolError as err:
-            session.rollback()
+            _undo(session, found.mutates)
             return ToolOutcome(ok=False, error=err.as_json())
         except Exception as err:  # a tool bug must not end the bout; tests assert none happen
-            session.rollback()
+            _undo(session, found.mutates)
             return _fail("internal", f"the tool failed unexpectedly ({type(err).__name__})")
+        if not found.mutates and (session.new or session.dirty or session.deleted):
+            session.rollback()  # a read-only tool must not change the world; refuse loudly
+            return _fail("internal", f"read-only tool {found.name} tried to change the world")
         return ToolOutcome(ok=True, result=result)
+
+
+def _undo(session: Session, mutates: bool) -> None:
+    """Roll a failed call back. A read-only tool wrote nothing, and a rollback would
+    empty the session's cache for nothing, so it is only done when there is something to undo."""
+    if mutates or session.new or session.dirty or session.deleted:
+        session.rollback()
 
 
 def _fail(kind: ToolErrorKind, message: str) -> ToolOutcome:

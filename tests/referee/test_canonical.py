@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+import rfc8785
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.canonical import (
@@ -131,3 +132,30 @@ def test_canonical_round_trip(value: Any) -> None:
 @given(st.lists(st.characters() | st.characters(categories=["Cs"])).map("".join))
 def test_sanitized_text_always_canonicalises(text: str) -> None:
     assert strict_loads(canonical_bytes(sanitize_text(text))) == sanitize_text(text)
+
+
+_plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.text(st.characters(blacklist_categories=("Cs",))),
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=8), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_plain_values)
+def test_fast_path_agrees_with_rfc8785_byte_for_byte(value: object) -> None:
+    from referee.canonical import _plain
+
+    assert _plain(value)
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+def test_values_outside_the_plain_subset_go_through_rfc8785() -> None:
+    from referee.canonical import _plain
+
+    for value in ({"é": 1}, {"a": 1.5}, [2**53], {1: "a"}, b"x"):
+        assert not _plain(value)
+    assert canonical_bytes({"\U0001f600": 1, "\ufb33": 2}) == rfc8785.dumps({"\U0001f600": 1, "\ufb33": 2})
+    assert canonical_bytes([1.0, 0.1, -0.0, 1e21]) == b"[1,0.1,0,1e+21]"
