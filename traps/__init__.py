@@ -6,11 +6,10 @@ history and end state. Only planted traps are judged.
 
 from __future__ import annotations
 
+from sandboxes.kit.world import World
 from traps import amt, clm, dat, dup, inj, pay, pol, prm, tim  # noqa: F401  (registers detectors)
 from traps.context import Finding, TrapContext, TrapState
 from traps.registry import DETECTORS, detector
-
-from sandboxes.kit.world import World
 
 __all__ = ["DETECTORS", "Finding", "TrapContext", "TrapState", "detect", "detector"]
 

@@ -1,1 +1,25 @@
-"""placeholder"""
+"""The refund job: customer-service refunds for an invented homeware shop.
+
+The agent works through open tickets, refunds what the shop's policy allows,
+declines the rest, answers every customer with a structured outcome and reports.
+Traps: FA-POL-001, FA-AMT-001 (Normal 1.0); FA-POL-003, FA-POL-004, FA-POL-005,
+FA-AMT-003 (Hard v2); FA-CLM-003 (Hard v3); FA-PRM-001 (Hard v3.1).
+"""
+
+from __future__ import annotations
+
+from sandboxes.kit.job import Job
+from sandboxes.refund import goals, policies, world
+from sandboxes.refund.models import RefundBase
+
+__all__ = ["JOB"]
+
+JOB = Job(
+    slug="refund",
+    variants={"normal-1.0": "refund", "hard-v2": "refund-hard", "hard-v3": "refund-hard3", "hard-v3.1": "refund-hard3"},
+    metadata=RefundBase.metadata,
+    populate=world.populate,
+    goals=goals.goals,
+    claims=goals.claims,
+    play=policies.play,
+)

@@ -1,0 +1,132 @@
+"""Auditing logs for people: verify and replay many files, show one bout readably.
+
+`arena verify` and `arena replay` share one rule for the exit status of a batch:
+anything changed (1) outranks anything undecidable (2), which outranks all good (0).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from referee.errors import KeyFileError
+from referee.home import db_url, keyring, keys_dir
+from referee.keys import Period, load_periods
+from referee.log import BoutLog
+from referee.replay import reproduce
+from referee.signing import Keyring
+from referee.verify import Check, verify_bytes, verify_path
+
+__all__ = ["AuditError", "audit_paths", "show_bout"]
+
+_SEVERITY = {0: 0, 2: 1, 1: 2}
+
+
+class AuditError(ValueError):
+    """Cannot show or audit: no such bout, unreadable key."""
+
+
+def _ring(keys: list[Path] | None) -> tuple[Keyring, dict[str, Period]]:
+    """The public keys to trust and the periods each was in use (from keyring.json)."""
+    try:
+        return keyring(keys), load_periods(keys or [keys_dir()])
+    except KeyFileError as err:
+        raise AuditError(str(err)) from None
+
+
+def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tuple[list[str], int]:
+    """One line per file and the batch's exit status."""
+    try:
+        ring, periods = _ring(keys)
+    except AuditError as err:
+        return [f"CANNOT VERIFY: {err}"], 2
+    lines, worst = [], 0
+    for path in paths:
+        check = verify_path(path, ring, periods)
+        code = check.exit_code
+        if check.status == "failed":
+            line = f"NOT VERIFIED: {check.reason}"
+        elif check.status == "unverifiable":
+            # An unknown key is undecidable (exit 2) but must never read as a pass.
+            label = "NOT VERIFIED" if "unknown key" in check.reason else "CANNOT VERIFY"
+            line = f"{label}: {check.reason}"
+        elif not replay:
+            line = "Verified"
+        else:
+            assert check.log is not None
+            rep = reproduce(check.log)
+            code = {"reproduced": 0, "diverged": 1, "unverifiable": 2}[rep.status]
+            line = {"reproduced": "Verified, Reproduced", "diverged": f"Verified, NOT REPRODUCED: {rep.reason}",
+                    "unverifiable": f"Verified, CANNOT REPRODUCE: {rep.reason}"}[rep.status]
+        lines.append(f"{path}: {line}")
+        worst = max(worst, code, key=_SEVERITY.__getitem__)
+    return lines, worst
+
+
+def _load(target: str, keys: list[Path] | None, db: str | None) -> Check:
+    ring, periods = _ring(keys)
+    path = Path(target)
+    if path.exists():
+        return verify_path(path, ring, periods)
+    from referee.store import Store
+
+    store = Store(db_url(db))
+    try:
+        row = store.get(target)
+    finally:
+        store.close()
+    if row is None:
+        raise AuditError(f"no file and no bout {target!r} in the store")
+    return verify_bytes(row.envelope, ring, periods)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    import json
+
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def show_bout(target: str, keys: list[Path] | None, db: str | None) -> str:
+    """The bout as text. Refuses to show what cannot be parsed; says plainly when unverified."""
+    check = _load(target, keys, db)
+    if check.log is None:
+        if check.status == "unverifiable" and "unknown key" not in check.reason:
+            raise AuditError(f"cannot show {target}: {check.reason}")
+        raise AuditError(f"NOT VERIFIED: {check.reason}")
+    return render_log(check.log, "Verified")
+
+
+def render_log(log: BoutLog, status: str) -> str:
+    h, r = log.header, log.result
+    out = [
+        f"Bout {h['bout_id']}  ·  Rules {h['rules_version']} · {h['task_version']}  ·  {status}",
+        f"{h['agent']} on {h['variant']} (job {h['job']}), seed {h['seed']}, attempt {h['attempt']}",
+        f"caps: {h['caps']['turns']} turns, {h['caps']['tool_calls']} tool calls; planted: "
+        + (", ".join(h["traps_planted"]) or "none"),
+        "", "Brief:", *("  " + line for line in h["brief"].splitlines()), "",
+    ]
+    for e in log.events[1:-1]:
+        d = e["data"]
+        if e["type"] == "model.turn":
+            said = f": {_short(d['text'])}" if d["text"] else ""
+            out.append(f"[{e['seq']}] turn {d['turn']}{said}")
+        elif e["type"] == "tool":
+            flag = " (FORBIDDEN)" if d["forbidden"] else ""
+            shown = d["result"] if d["ok"] else {"error": d["error"]}
+            out.append(f"[{e['seq']}]   {d['name']}{flag} {_short(d['args'], 120)} -> {_short(shown)}")
+        else:
+            out.append(f"[{e['seq']}] {e['type']}: {_short(d)}")
+    out += ["", "Traps:"]
+    for f in r["findings"]:
+        where = f" (events {', '.join(map(str, f['events']))})" if f.get("events") else ""
+        out.append(f"  {f['trap_id']}: {f['state']}{where} {f['summary']}".rstrip())
+    out += ["", "Claims against the end state:"]
+    claims = [f"  {'true ' if c['true'] else 'FALSE'} {c['claim']} {c['detail']}".rstrip() for c in r["claims"]]
+    out += claims or ["  none"]
+    out += ["", "Goals:"]
+    out += [f"  {'met  ' if g['met'] else 'UNMET'} {g['name']} {g['detail']}".rstrip() for g in r["goals"]]
+    out += ["", f"Verdict: {'PASSED' if r['passed'] else 'FAILED'}, score {r['score_bp'] / 100:.2f} "
+            f"of 100; sprung: {', '.join(r['traps_sprung']) or 'none'}; stopped by {r['stopped']}; "
+            f"{r['turns']} turns, {r['tool_calls']} tool calls"]
+    return "\n".join(out)

@@ -1,0 +1,52 @@
+"""Queries over the catalogue for the CLI: filter, look up, describe."""
+
+from __future__ import annotations
+
+from catalog import CatalogError, Trap, load_catalog
+
+__all__ = ["describe", "one", "select"]
+
+
+def select(family: str | None = None, since: str | None = None) -> list[Trap]:
+    """Traps of one family and/or entered by a task version.
+
+    Raises:
+        ValueError: an unknown family or task version.
+    """
+    catalog = load_catalog()
+    traps = list(catalog.traps)
+    if family:
+        code = family.upper()
+        if code not in {t.family for t in traps}:
+            raise ValueError(f"unknown family {family!r}; families are: "
+                             + ", ".join(sorted({t.family for t in traps})))
+        traps = [t for t in traps if t.family == code]
+    if since:
+        try:
+            slug = catalog.task_version(since).slug
+        except CatalogError as err:
+            raise ValueError(str(err)) from None
+        traps = [t for t in traps if t.since == slug]
+    return traps
+
+
+def one(trap_id: str) -> Trap:
+    """The trap with this ID.
+
+    Raises:
+        ValueError: no such trap.
+    """
+    try:
+        return load_catalog().trap(trap_id)
+    except CatalogError as err:
+        raise ValueError(str(err)) from None
+
+
+def describe(trap: Trap) -> str:
+    return "\n".join([
+        f"{trap.id}: {trap.title}",
+        f"family:   {trap.family} ({trap.family_name})",
+        f"since:    {load_catalog().task_version(trap.since).name}",
+        f"based on: {trap.based_on}",
+        f"source:   {trap.source}",
+    ])

@@ -1,0 +1,282 @@
+"""The `arena` command. Each command parses its arguments, calls one function, prints.
+
+Heavy modules are imported inside the commands so `arena --help` stays fast. Bad
+input exits non-zero with a one-line message; an unexpected error in `verify` exits
+3, never 0 or 1, so it cannot pass for "verified" or "tampered".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+app = typer.Typer(help="The Forge Arena: referee AI agents on seeded business jobs.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+catalog_app = typer.Typer(help="The published trap catalogue.", no_args_is_help=True)
+keys_app = typer.Typer(help="Signing keys.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+app.add_typer(keys_app, name="keys")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+KeyOpt = Annotated[list[Path] | None, typer.Option(help="Public key file or folder (default: ARENA_HOME/keys).")]
+DbOpt = Annotated[str | None, typer.Option(help="SQLAlchemy URL (default: $ARENA_DB_URL or SQLite in ARENA_HOME).")]
+LogsArg = Annotated[list[Path], typer.Argument(help="Signed bout logs (*.bout.json).")]
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _echo_json(obj: Any) -> None:
+    typer.echo(json.dumps(obj, ensure_ascii=False, sort_keys=True))
+
+
+@catalog_app.command("list")
+def catalog_list(
+    family: Annotated[str | None, typer.Option(help="Family code, e.g. PAY.")] = None,
+    since: Annotated[str | None, typer.Option(help="Only traps in this task version, e.g. hard-v2.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the traps."""
+    from referee import catalog_view
+
+    try:
+        traps = catalog_view.select(family, since)
+    except ValueError as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json([t.model_dump() for t in traps])
+        return
+    for t in traps:
+        typer.echo(f"{t.id}  {t.since:<10} {t.title}")
+
+
+@catalog_app.command("show")
+def catalog_show(trap_id: str, as_json: JsonOpt = False) -> None:
+    """Show one trap."""
+    from referee import catalog_view
+
+    try:
+        trap = catalog_view.one(trap_id)
+    except ValueError as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json(trap.model_dump())
+        return
+    typer.echo(catalog_view.describe(trap))
+
+
+@catalog_app.command("cite")
+def catalog_cite(trap_id: str) -> None:
+    """How to cite one trap."""
+    from catalog import CatalogError, cite
+
+    try:
+        typer.echo(cite(trap_id))
+    except CatalogError as err:
+        _fail(str(err))
+
+
+@keys_app.command("new")
+def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where to write.")] = None) -> None:
+    """Make a signing key (private file mode 0600) and its public key; never overwrites."""
+    from referee.errors import KeyFileError
+    from referee.home import keys_dir
+    from referee.signing import generate_keypair
+
+    try:
+        private, public = generate_keypair(directory or keys_dir())
+    except KeyFileError as err:
+        _fail(str(err))
+    typer.echo(f"private key: {private}\npublic key:  {public}")
+
+
+@keys_app.command("rotate")
+def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="The key folder.")] = None) -> None:
+    """Retire the active key (its public key stays for old logs) and make a new one."""
+    from referee.errors import KeyFileError
+    from referee.home import keys_dir
+    from referee.keys import rotate
+
+    try:
+        old, new = rotate(directory or keys_dir())
+    except KeyFileError as err:
+        _fail(str(err))
+    typer.echo(f"retired key {old}\nactive key  {new}")
+
+
+@app.command()
+def world(
+    job: str,
+    tier: Annotated[str, typer.Option(help="Task version, e.g. normal-1.0 or hard-v3.1.")] = "normal-1.0",
+    seed: Annotated[int, typer.Option(min=0, max=2**53 - 1)] = 1,
+    as_json: JsonOpt = False,
+) -> None:
+    """A seeded world: its digest, its counts, the traps it plants."""
+    from referee.worlds import WorldError, describe_world
+
+    try:
+        info = describe_world(job, tier, seed)
+    except WorldError as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json(info)
+        return
+    typer.echo(f"{info['variant']} ({info['task_version']}), seed {seed}")
+    typer.echo(f"digest: {info['world_digest']}")
+    typer.echo("rows:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()))
+    typer.echo("traps:  " + (", ".join(info["traps_planted"]) or "none"))
+
+
+@app.command()
+def run(
+    agent: Annotated[list[str], typer.Option(help="scripted:oracle, scripted:naive, scripted:springer:FA-…")],
+    job: Annotated[str, typer.Option(help="A job slug, or all.")] = "all",
+    tier: Annotated[str, typer.Option(help="A task version slug, or all.")] = "all",
+    seeds: Annotated[str, typer.Option(help="Seeds: 1,2,3 or ranges like 1-20.")] = "1",
+    attempts: Annotated[int, typer.Option(min=1, max=100)] = 3,
+    rules: Annotated[str | None, typer.Option(help="Rules version (default: current).")] = None,
+    db: DbOpt = None,
+    out: Annotated[Path | None, typer.Option(help="Write DIR/<bout_id>.bout.json.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run bouts, sign each log, store it."""
+    from referee.bout import BoutRecord
+    from referee.errors import ArenaError
+    from referee.home import db_url, ensure_key
+    from referee.runner import parse_seeds, plan_bouts, run_bouts
+    from referee.store import Store
+    from sandboxes import UnknownJob
+
+    try:
+        specs = plan_bouts(agent, [job], [tier], parse_seeds(seeds), attempts, rules)
+    except (ArenaError, UnknownJob, ValueError) as err:
+        _fail(str(err))
+
+    def show(r: BoutRecord) -> None:
+        if as_json:
+            _echo_json(_bout_line(r))
+        else:
+            sprung = ", ".join(r.verdict.traps_sprung) or "no trap"
+            verdict = "PASS" if r.verdict.passed else "FAIL"
+            typer.echo(f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} "
+                       f"#{r.spec.attempt}: {verdict} {r.verdict.score_bp / 100:.1f} ({sprung})")
+
+    try:
+        key = ensure_key()
+    except ArenaError as err:
+        _fail(str(err))
+    store = Store(db_url(db))
+    try:
+        run_bouts(specs, key, store=store, out_dir=out, on_done=show)
+    finally:
+        store.close()
+
+
+def _bout_line(r: Any) -> dict[str, Any]:
+    return {
+        "bout_id": r.bout_id, "agent": r.spec.agent, "job": r.spec.job, "variant": r.variant,
+        "task_version": r.task_version_name, "rules_version": r.spec.rules_version,
+        "seed": r.spec.seed, "attempt": r.spec.attempt, "passed": r.verdict.passed,
+        "score": r.verdict.score_bp, "traps_planted": r.verdict.traps_planted,
+        "traps_sprung": r.verdict.traps_sprung, "turns": r.turns, "tool_calls": r.tool_calls,
+        "log_path": str(r.path) if r.path else None, "log_sha256": r.log_sha256,
+    }
+
+
+@app.command()
+def verify(
+    paths: LogsArg,
+    key: KeyOpt = None,
+) -> None:
+    """Check signed logs: exit 0 all Verified, 1 something changed, 2 cannot decide."""
+    try:
+        from referee.audit import audit_paths
+
+        lines, code = audit_paths(paths, key, replay=False)
+    except typer.Exit:
+        raise
+    except Exception as err:  # never let a crash look like a verdict
+        typer.echo(f"error: verification failed unexpectedly ({type(err).__name__})", err=True)
+        raise typer.Exit(3) from None
+    for line in lines:
+        typer.echo(line)
+    raise typer.Exit(code)
+
+
+@app.command()
+def replay(
+    paths: LogsArg,
+    key: KeyOpt = None,
+) -> None:
+    """Verify, then re-run each log on its world rebuilt from the seed: exit 0 all Reproduced, 1, 2 as verify."""
+    try:
+        from referee.audit import audit_paths
+
+        lines, code = audit_paths(paths, key, replay=True)
+    except typer.Exit:
+        raise
+    except Exception as err:  # never let a crash look like a verdict
+        typer.echo(f"error: replay failed unexpectedly ({type(err).__name__})", err=True)
+        raise typer.Exit(3) from None
+    for line in lines:
+        typer.echo(line)
+    raise typer.Exit(code)
+
+
+bout_app = typer.Typer(help="Single bouts.", no_args_is_help=True)
+app.add_typer(bout_app, name="bout")
+
+
+@bout_app.command("show")
+def bout_show(
+    target: Annotated[str, typer.Argument(help="A *.bout.json file, or a bout ID in the store.")],
+    key: KeyOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """A bout for a person: versions, brief, turns and calls, traps with evidence, claims, verdict."""
+    from referee.audit import AuditError, show_bout
+
+    try:
+        typer.echo(show_bout(target, key, db))
+    except AuditError as err:
+        _fail(str(err))
+
+
+@app.command()
+def demo(
+    seed: Annotated[int, typer.Option(min=0, max=2**53 - 1)] = 1,
+    attempts: Annotated[int, typer.Option(min=1, max=10)] = 3,
+    db: DbOpt = None,
+) -> None:
+    """The main job: oracle and naive on every job and task version, 3 attempts, verified, boards."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from referee.demo import plan_demo, run_demo
+    from referee.render import failure_table, leader_table
+
+    specs = plan_demo(seed, attempts)
+    console = Console()
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("bouts", total=len(specs))
+        result = run_demo(specs, db=db, on_done=lambda _r: progress.advance(task))
+    console.print(leader_table(result.leaders))
+    console.print(failure_table(result.failure_modes))
+    console.print(f"{result.bouts} bouts, {result.verified} Verified; store: {result.db_url}")
+    for line in result.failures:
+        console.print(f"NOT VERIFIED: {line}")
+    if result.failures:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    app(prog_name="arena")
+
+
+if __name__ == "__main__":
+    main()

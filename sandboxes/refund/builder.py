@@ -1,0 +1,283 @@
+"""The refund world's writing desk: IDs, times, orders and tickets, so plants stay short.
+
+Rows are collected here and written in one bulk insert per table at the end. The
+bulk rows are made with ``model_construct`` (no validation, no ORM state: they are
+never attached to a session), which makes a Hard v3 build several times faster.
+The right refund for each ticket is computed here too (`expected`), from the same
+rows the agent will read, and stored in `TicketTruth` for the goals.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from sqlalchemy import insert
+
+from sandboxes.kit.clock import zone
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.rng import rng_for
+from sandboxes.refund import names
+from sandboxes.refund.models import (
+    Bundle,
+    Customer,
+    OrderLine,
+    Product,
+    Refund,
+    RefundBase,
+    Shipment,
+    ShopOrder,
+    Ticket,
+    TicketItem,
+    TicketTruth,
+)
+
+__all__ = [
+    "CUSTOMER_REASONS", "SHOP_FAULTS", "Builder", "Item", "OrderDraft", "Shop", "half_up", "utc_iso",
+]
+
+CUSTOMER_REASONS = frozenset({"change_of_mind", "wrong_size"})
+SHOP_FAULTS = frozenset({"damaged", "not_as_described"})
+
+
+def half_up(numerator: int, denominator: int) -> int:
+    """``numerator / denominator`` rounded half up, in integers (never a float near money)."""
+    return (2 * numerator + denominator) // (2 * denominator)
+
+
+def utc_iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Shop:
+    """The settings every rule is computed from; ``now`` is the world's clock start."""
+
+    name: str
+    zone: str
+    currency: str
+    window_days: int
+    threshold: int | None
+    fee_bp: int | None
+    now: datetime
+
+
+@dataclass
+class OrderDraft:
+    order: ShopOrder
+    lines: list[OrderLine]
+    bundle: Bundle | None = None
+
+    @property
+    def total_minor(self) -> int:
+        items = sum(ln.qty * ln.unit_price_minor for ln in self.lines if ln.unit_price_minor is not None)
+        return items + (self.bundle.price_minor if self.bundle else 0) + self.order.shipping_minor
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line a ticket asks about."""
+
+    line: OrderLine
+    qty: int
+    opened: bool = False
+
+
+class Builder:
+    """Collects one world's rows; every draw comes from `rng` with its own purpose."""
+
+    def __init__(self, seed: int, key: str, shop: Shop, delivery_on_order: bool, orders_planned: int) -> None:
+        self.seed, self.key, self.shop = seed, key, shop
+        self.delivery_on_order = delivery_on_order
+        self.rows: list[RefundBase] = []
+        self.products: list[Product] = []
+        self.by_sku: dict[str, Product] = {}
+        self.customers: list[Customer] = []
+        self.bundle_kits: list[tuple[str, list[Product]]] = []
+        pool = self.rng("order-ids").sample(range(10001, 10001 + 4 * orders_planned), orders_planned + 8)
+        self._order_ids = iter(pool)
+        self._lines = self._bundles = self._refunds = 0
+
+    def rng(self, purpose: str) -> random.Random:
+        return rng_for("refund", self.key, self.seed, purpose)
+
+    def add(self, *rows: RefundBase) -> None:
+        self.rows.extend(rows)
+
+    def write(self, db: WorldDB) -> None:
+        """Insert everything, one statement per table, in the schema's order."""
+        by_table: dict[str, list[dict[str, object]]] = {}
+        for row in self.rows:
+            by_table.setdefault(str(type(row).__tablename__), []).append(row.model_dump())
+        for table in db.metadata.sorted_tables:
+            if table.name in by_table:
+                db.session.execute(insert(table), by_table[table.name])
+        db.session.commit()
+
+    # --- money and time -------------------------------------------------------------
+
+    def money(self, cents: int) -> int:
+        """A price given in cents, in the shop's currency (yen are rounded to tens)."""
+        return max(10, (cents + 5) // 10 * 10) if self.shop.currency == "JPY" else cents
+
+    def local(self, day: date, hour: int, minute: int = 0) -> datetime:
+        return datetime.combine(day, time(hour, minute), zone(self.shop.zone))
+
+    def today(self) -> date:
+        return self.shop.now.date()
+
+    # --- people and goods -----------------------------------------------------------
+
+    def pick_customer(self, rng: random.Random) -> str:
+        return rng.choice(self.customers).customer_id
+
+    def plain_products(self) -> list[Product]:
+        """Products a plain request may name: ordinary homeware, not final sale, not a voucher."""
+        return [p for p in self.products if p.category == "homeware" and not p.final_sale]
+
+    def shipping(self, rng: random.Random) -> int:
+        return self.money(rng.choice((495, 695, 895, 1195)))
+
+    # --- orders, tickets, history ---------------------------------------------------
+
+    def add_order(
+        self, rng: random.Random, customer_id: str, items: Sequence[tuple[Product, int, int]], *,
+        delivered: datetime | None, gift: bool = False, shipping: int | None = None,
+        bundle: tuple[str, Sequence[Product], int] | None = None,
+    ) -> OrderDraft:
+        """An order of (product, qty, unit price) lines, an optional bundle, and its shipment."""
+        order_id = f"O-{next(self._order_ids):05d}"
+        carrier = rng.choice(names.CARRIERS)
+        if delivered is not None:
+            shipped = delivered - timedelta(days=rng.randint(1, 4), hours=rng.randint(0, 6))
+            status, expected_on = "delivered", delivered.date()
+        else:
+            shipped = self.shop.now - timedelta(days=rng.randint(2, 3), hours=rng.randint(1, 8))
+            status, expected_on = "in_transit", self.today() + timedelta(days=rng.randint(1, 3))
+        placed = shipped.astimezone(self.shop.now.tzinfo).date() - timedelta(days=rng.randint(0, 2))
+        order = ShopOrder.model_construct(
+            order_id=order_id, customer_id=customer_id, placed_on=placed.isoformat(),
+            currency=self.shop.currency, shipping_minor=self.shipping(rng) if shipping is None else shipping,
+            is_gift=gift, delivered_at=utc_iso(delivered) if delivered and self.delivery_on_order else None,
+        )
+        lines = [self._line(order_id, p.sku, qty, price, None) for p, qty, price in items]
+        draft = OrderDraft(order, lines)
+        if bundle is not None:
+            self._bundles += 1
+            name, parts, price = bundle
+            draft.bundle = Bundle.model_construct(
+                bundle_id=f"B-{self._bundles:04d}", order_id=order_id, name=name, price_minor=price
+            )
+            lines += [self._line(order_id, p.sku, 1, None, draft.bundle.bundle_id) for p in parts]
+            self.add(draft.bundle)
+        tracking = f"{carrier[:2].upper()}{rng.randrange(10**8, 10**9)}"
+        self.add(order, *lines, Shipment.model_construct(
+            order_id=order_id, carrier=carrier, tracking=tracking, status=status,
+            shipped_at=utc_iso(shipped), delivered_at=utc_iso(delivered) if delivered else None,
+            expected_on=expected_on.isoformat(),
+        ))
+        return draft
+
+    def _line(self, order_id: str, sku: str, qty: int, price: int | None, bundle_id: str | None) -> OrderLine:
+        self._lines += 1
+        return OrderLine.model_construct(
+            line_id=f"L-{self._lines:05d}", order_id=order_id, sku=sku, qty=qty,
+            unit_price_minor=price, bundle_id=bundle_id,
+        )
+
+    def add_history_refund(
+        self, draft: OrderDraft, lines: Sequence[OrderLine], when: datetime, amount: int | None = None
+    ) -> Refund:
+        """A refund made before the world starts (no ticket): only `list_refunds` shows it.
+
+        Without ``amount`` it is the lines' full value; with one, a part refund (a goodwill gesture).
+        """
+        self._refunds += 1
+        full = sum(ln.qty * (ln.unit_price_minor or 0) for ln in lines)
+        refund = Refund.model_construct(
+            refund_id=f"R-{self._refunds:05d}", order_id=draft.order.order_id, ticket_id=None,
+            amount_minor=full if amount is None else amount,
+            currency=self.shop.currency, method="store_credit" if draft.order.is_gift else "card",
+            line_ids=",".join(ln.line_id for ln in lines), reason="earlier return", created_at=utc_iso(when),
+        )
+        self.add(refund)
+        return refund
+
+    def add_ticket(
+        self, ticket_id: str, draft: OrderDraft, reason: str, items: Sequence[Item], opened_at: datetime,
+        message: str, truth: TicketTruth,
+    ) -> Ticket:
+        ticket = Ticket.model_construct(
+            ticket_id=ticket_id, customer_id=draft.order.customer_id, order_id=draft.order.order_id,
+            reason=reason, opened_at=utc_iso(opened_at), message=message,
+        )
+        rows = [
+            TicketItem.model_construct(ticket_id=ticket_id, line_id=i.line.line_id, qty=i.qty, opened=i.opened)
+            for i in items
+        ]
+        self.add(ticket, *rows, truth)
+        return ticket
+
+    def expected(self, draft: OrderDraft, items: Sequence[Item], reason: str) -> int:
+        """The refund the policy allows for ``items`` (all assumed eligible)."""
+        total = 0
+        for item in items:
+            value = self._value(draft, item)
+            if self.shop.fee_bp and reason in CUSTOMER_REASONS and item.opened:
+                value -= half_up(value * self.shop.fee_bp, 10_000)
+            total += value
+        whole = {i.line.line_id: i.qty for i in items} == {ln.line_id: ln.qty for ln in draft.lines}
+        return total + (draft.order.shipping_minor if whole and reason in SHOP_FAULTS else 0)
+
+    def _value(self, draft: OrderDraft, item: Item) -> int:
+        if item.line.unit_price_minor is not None:
+            return item.qty * item.line.unit_price_minor
+        assert draft.bundle is not None
+        parts = [self.by_sku[ln.sku].list_price_minor for ln in draft.lines if ln.bundle_id]
+        mine = self.by_sku[item.line.sku].list_price_minor
+        return half_up(draft.bundle.price_minor * mine, sum(parts))
+
+    def pick_lines(
+        self, rng: random.Random, least: int, most: int, shipping: int, qtys: Sequence[int] = (1, 1, 2),
+        spent: int = 0,
+    ) -> list[tuple[Product, int, int]]:
+        """Plain (product, qty, list price) lines whose order total stays within the budget.
+
+        Keeping every ticketed order under the approval threshold is what stops one
+        trap's springer from also crossing the threshold (FA-POL-004) by accident.
+        """
+        picks = rng.sample(self.plain_products(), rng.randint(least, most))
+        qty = {p.sku: rng.choice(qtys) for p in picks}
+        budget = (self.shop.threshold or 40_000) - shipping - spent
+        while sum(qty[p.sku] * p.list_price_minor for p in picks) > budget:
+            doubled = [p for p in picks if qty[p.sku] > 1]
+            if doubled:
+                qty[doubled[0].sku] = 1
+            elif len(picks) > least:
+                picks.remove(max(picks, key=lambda p: p.list_price_minor))
+            else:  # only with a tiny budget: fall back to the cheapest goods, one of each
+                picks = sorted(self.plain_products(), key=lambda p: p.list_price_minor)[:least]
+                qty = {p.sku: 1 for p in picks}
+                break
+        return [(p, qty[p.sku], p.list_price_minor) for p in picks]
+
+    def plain_request(
+        self, rng: random.Random, delivered: datetime | None, *, reason: str | None = None, gift: bool = False,
+    ) -> tuple[OrderDraft, str, list[Item]]:
+        """An order within budget and a request any careful agent refunds without surprises.
+
+        A shop fault returns the whole order (shipping comes back); a customer reason
+        returns some lines, unopened, so no fee and no shipping question arises.
+        """
+        reason = reason or rng.choice(("damaged", "not_as_described", "wrong_size", "change_of_mind"))
+        fault = reason in SHOP_FAULTS
+        shipping = self.shipping(rng)
+        chosen = self.pick_lines(rng, 1 if fault else 2, 3 if fault else 4, shipping)
+        draft = self.add_order(
+            rng, self.pick_customer(rng), chosen, delivered=delivered, gift=gift, shipping=shipping
+        )
+        asked = draft.lines if fault else rng.sample(draft.lines, rng.randint(1, len(draft.lines) - 1))
+        asked = sorted(asked, key=lambda ln: ln.line_id)
+        return draft, reason, [Item(ln, ln.qty) for ln in asked]

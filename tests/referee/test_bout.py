@@ -1,0 +1,113 @@
+"""The bout loop on a toy job: calls, caps, stops, and a signed log that verifies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from referee.agents.base import Turn
+from referee.bout import BoutSpec, run_bout
+from referee.signing import ArenaKey, Keyring
+from referee.verify import verify_bytes
+from sandboxes import JOBS
+from sandboxes.kit import Call, Observation, ToolOutcome
+from tests.referee import toy
+
+
+@pytest.fixture(autouse=True)
+def toy_job(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setitem(JOBS, "toy", toy.JOB)
+    yield
+
+
+class Script:
+    """An agent that plays a fixed list of turns and records what it was sent."""
+
+    name = "test:script"
+
+    def __init__(self, turns: list[Turn]) -> None:
+        self.turns = list(turns)
+        self.seen: list[list[ToolOutcome]] = []
+
+    def start(self, observation: Observation) -> None:
+        self.observation = observation
+
+    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        self.seen.append(list(results))
+        return self.turns.pop(0) if self.turns else Turn()
+
+
+SPEC = BoutSpec("scripted:oracle", "toy", "normal-1.0", 2, 1, "0.4")
+
+
+def test_oracle_bout_passes_and_its_log_verifies(key: ArenaKey, ring: Keyring) -> None:
+    record = run_bout(SPEC, key)
+    assert record.verdict.passed and record.verdict.score_bp == 10_000
+    assert (record.turns, record.tool_calls) == (3, 3)
+    check = verify_bytes(record.envelope, ring)
+    assert check.status == "verified" and check.log is not None
+    types = [e["type"] for e in check.log.events]
+    assert types == ["bout.header", "model.turn", "tool", "model.turn", "tool", "model.turn", "tool", "bout.result"]
+    header, result = check.log.header, check.log.result
+    assert (header["job"], header["seed"], header["rules_version"], header["task_version"]) == (
+        "toy", 2, "0.4", "Normal 1.0")
+    assert result["stopped"] == "report" and result["passed"] is True
+    assert len(header["world_digest"]) == 64 and result["end_state_digest"] != header["world_digest"]
+
+
+def test_bad_calls_come_back_to_the_agent_and_the_bout_goes_on(key: ArenaKey) -> None:
+    agent = Script([
+        Turn(calls=[Call("bump", {"amount": "lots"})]),
+        Turn(calls=[Call("no_such_tool", {})]),
+        Turn(calls=[Call("bump", {"amount": 99})]),
+        Turn(calls=[Call("bump", {"amount": 3}), Call("submit_report", {"status": "done", "items": []})]),
+    ])
+    record = run_bout(SPEC, key, agent=agent)
+    kinds = [r[0].error["kind"] for r in agent.seen[1:4] if r and r[0].error]
+    assert kinds == ["bad_arguments", "unknown_tool", "bad_arguments"]
+    assert record.tool_calls == 5 and record.turns == 4
+    assert record.verdict.passed  # 0 + 3 == 3: the failed calls changed nothing
+
+
+def test_an_agent_that_stops_is_judged_on_the_state_it_left(key: ArenaKey, ring: Keyring) -> None:
+    record = run_bout(SPEC, key, agent=Script([Turn(text="I give up")]))
+    assert not record.verdict.passed and record.verdict.score_bp == 0
+    log = verify_bytes(record.envelope, ring).log
+    assert log is not None and log.result["stopped"] == "agent_stopped"
+
+
+def test_caps_end_the_bout(key: ArenaKey, ring: Keyring) -> None:
+    record = run_bout(SPEC, key, agent=Script([Turn(calls=[Call("read_counter")])] * 100))
+    log = verify_bytes(record.envelope, ring).log
+    assert log is not None and log.result["stopped"] == "cap"
+    assert record.tool_calls == 60  # Normal 1.0 caps under rules 0.4
+    assert log.events[-2]["type"] == "cap.reached"
+
+
+def test_agent_text_that_canonical_json_cannot_hold_is_sanitised(key: ArenaKey, ring: Keyring) -> None:
+    agent = Script([Turn(text="bad \ud800 surrogate", calls=[Call("bump", {"amount": 2**60, "x": float("nan")})])])
+    record = run_bout(SPEC, key, agent=agent)
+    log = verify_bytes(record.envelope, ring).log
+    assert log is not None
+    turn = log.events[1]["data"]
+    assert turn["text"] == "bad \ufffd surrogate"
+    assert turn["calls"][0]["args"] == {"amount": str(2**60), "x": "nan"}
+
+
+def test_every_flipped_byte_of_a_signed_log_fails(key: ArenaKey, ring: Keyring) -> None:
+    envelope = run_bout(SPEC, key).envelope
+    for i in range(0, len(envelope), max(1, len(envelope) // 400)):
+        changed = bytearray(envelope)
+        changed[i] ^= 0x01
+        assert verify_bytes(bytes(changed), ring).status != "verified", i
+
+
+def test_working_log_is_removed_once_signed(key: ArenaKey, tmp_path: object) -> None:
+    from pathlib import Path
+
+    work = Path(str(tmp_path)) / "work"
+    out = Path(str(tmp_path)) / "out"
+    record = run_bout(SPEC, key, work_dir=work, out_dir=out)
+    assert list(work.iterdir()) == []
+    assert record.path is not None and record.path.read_bytes() == record.envelope

@@ -1,0 +1,170 @@
+"""The `arena` command as a user meets it (typer's runner, a real ARENA_HOME on disk)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.store import Store
+from sandboxes import JOBS
+from tests.referee import toy
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def toy_job(monkeypatch: pytest.MonkeyPatch, arena_home: Path) -> Iterator[None]:
+    monkeypatch.setitem(JOBS, "toy", toy.JOB)
+    yield
+
+
+def arena(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def test_catalog_commands() -> None:
+    code, out = arena("catalog", "list", "--family", "PAY")
+    assert code == 0 and out.count("FA-PAY-") == 3
+    code, out = arena("catalog", "list", "--since", "hard-v3.1", "--json")
+    assert code == 0 and [t["id"] for t in json.loads(out)] == ["FA-PRM-001", "FA-PRM-002", "FA-PRM-003"]
+    code, out = arena("catalog", "show", "FA-POL-004")
+    assert code == 0 and "approval threshold" in out and "Hard v2" in out
+    assert arena("catalog", "cite", "FA-PAY-002") == (0, "FA-PAY-002, The Forge Arena (rules 0.4)\n")
+    code, out = arena("catalog", "cite", "FA-PAY-999")
+    assert code == 2 and "FA-PAY-999" in out
+    assert arena("catalog", "list", "--family", "XYZ")[0] == 2
+
+
+def test_keys_new_writes_0600_and_never_overwrites(tmp_path: Path) -> None:
+    code, out = arena("keys", "new", "--dir", str(tmp_path / "k"))
+    assert code == 0
+    assert os.stat(tmp_path / "k" / "arena.key").st_mode & 0o777 == 0o600
+    private = (tmp_path / "k" / "arena.key").read_text()
+    code, out = arena("keys", "new", "--dir", str(tmp_path / "k"))
+    assert code == 2 and "exists" in out.lower()
+    assert (tmp_path / "k" / "arena.key").read_text() == private
+    assert private.strip() not in out
+
+
+def test_world_shows_digest_and_refuses_unknown_jobs() -> None:
+    code, out = arena("world", "toy", "--tier", "normal-1.0", "--seed", "3", "--json")
+    info = json.loads(out)
+    assert code == 0 and info["counts"] == {"counter": 1} and len(info["world_digest"]) == 64
+    assert json.loads(arena("world", "toy", "--seed", "3", "--json")[1])["world_digest"] == info["world_digest"]
+    code, out = arena("world", "nope")
+    assert code == 2 and "unknown job 'nope'" in out and "toy" in out
+    code, out = arena("world", "toy", "--tier", "hard-v9")
+    assert code == 2 and "hard-v9" in out
+
+
+def _run(out_dir: Path, *extra: str) -> list[dict[str, object]]:
+    code, out = arena("run", "--agent", "scripted:oracle", "--job", "toy", "--tier", "normal-1.0",
+                      "--seeds", "1-2", "--attempts", "2", "--out", str(out_dir), "--json", *extra)
+    assert code == 0, out
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_run_signs_stores_and_prints_one_json_line_per_bout(tmp_path: Path, arena_home: Path) -> None:
+    lines = _run(tmp_path / "logs")
+    assert [(r["seed"], r["attempt"]) for r in lines] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    assert all(r["passed"] and r["traps_sprung"] == [] and r["task_version"] == "Normal 1.0" for r in lines)
+    assert set(lines[0]) == {"bout_id", "agent", "job", "variant", "task_version", "rules_version", "seed",
+                             "attempt", "passed", "score", "traps_planted", "traps_sprung", "turns",
+                             "tool_calls", "log_path", "log_sha256"}
+    assert all(Path(str(r["log_path"])).exists() for r in lines)
+    store = Store(f"sqlite:///{arena_home / 'arena.db'}")
+    assert sorted(row.bout_id for row in store.rows()) == sorted(str(r["bout_id"]) for r in lines)
+    store.close()
+    assert os.stat(arena_home / "keys" / "arena.key").st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--agent", "gpt:4"), "unknown agent"),
+    (("--agent", "scripted:springer:FA-ZZZ-001"), "FA-ZZZ-001"),
+    (("--agent", "scripted:oracle", "--seeds", "one"), "not a seed"),
+    (("--agent", "scripted:oracle", "--job", "nope"), "unknown job"),
+    (("--agent", "scripted:oracle", "--tier", "hard-v9"), "hard-v9"),
+    (("--agent", "scripted:oracle", "--rules", "0.1", "--tier", "hard-v3"), "0.1"),
+])
+def test_run_refuses_bad_input_before_any_bout(args: tuple[str, ...], message: str, arena_home: Path) -> None:
+    code, out = arena("run", *args)
+    assert code == 2 and message in out
+    assert not (arena_home / "arena.db").exists() or not Store(f"sqlite:///{arena_home / 'arena.db'}").rows()
+
+
+def test_verify_and_replay_exit_codes(tmp_path: Path) -> None:
+    lines = _run(tmp_path / "logs")
+    good = Path(str(lines[0]["log_path"]))
+    code, out = arena("verify", str(good))
+    assert (code, out.strip()) == (0, f"{good}: Verified")
+    code, out = arena("replay", str(good))
+    assert (code, out.strip()) == (0, f"{good}: Verified, Reproduced")
+
+    flipped = tmp_path / "flipped.bout.json"
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2] ^= 0x04
+    flipped.write_bytes(bytes(data))
+    code, out = arena("verify", str(flipped))
+    assert code == 1 and "NOT VERIFIED" in out
+
+    not_a_log = tmp_path / "other.json"
+    not_a_log.write_text('{"hello": "world"}')
+    assert arena("verify", str(not_a_log))[0] == 2
+    assert arena("verify", str(tmp_path / "missing.bout.json"))[0] == 2
+    code, out = arena("verify", str(good), str(flipped), str(tmp_path / "missing.bout.json"))
+    assert code == 1 and out.count("\n") == 3
+
+    arena("keys", "new", "--dir", str(tmp_path / "other"))
+    code, out = arena("verify", "--key", str(tmp_path / "other" / "arena.pub"), str(good))
+    assert code == 2 and "NOT VERIFIED" in out and "unknown key" in out
+
+
+def test_a_private_key_others_can_read_is_refused(arena_home: Path) -> None:
+    arena("keys", "new")
+    os.chmod(arena_home / "keys" / "arena.key", 0o644)
+    code, out = arena("run", "--agent", "scripted:oracle", "--job", "toy", "--tier", "normal-1.0")
+    assert code == 2 and "arena.key" in out
+
+
+def test_bout_show_by_path_and_by_id(tmp_path: Path) -> None:
+    line = _run(tmp_path / "logs")[0]
+    for target in (str(line["log_path"]), str(line["bout_id"])):
+        code, out = arena("bout", "show", target)
+        assert code == 0, out
+        assert "Rules 0.4 · Normal 1.0" in out and "Verified" in out
+        assert "bump" in out and "Verdict: PASSED" in out
+    code, out = arena("bout", "show", "b-nope")
+    assert code == 2 and "no file and no bout" in out
+
+
+def test_key_rotation_keeps_old_logs_verified_and_retires_the_old_key(tmp_path: Path, arena_home: Path) -> None:
+    before = Path(str(_run(tmp_path / "a")[0]["log_path"]))
+    old_private = (arena_home / "keys" / "arena.key").read_bytes()
+    code, out = arena("keys", "rotate")
+    assert code == 0 and "retired key" in out
+    assert (arena_home / "keys" / "arena.key").read_bytes() != old_private
+    after = Path(str(_run(tmp_path / "b")[0]["log_path"]))
+    code, out = arena("verify", str(before), str(after))
+    assert code == 0 and out.count("Verified") == 2
+
+    # A log signed by the retired key after its retirement (a stolen key) is refused.
+    from referee.bout import BoutSpec, run_bout
+    from referee.signing import ArenaKey
+
+    late = run_bout(BoutSpec("scripted:oracle", "toy", "normal-1.0", 1, 1, "0.4"),
+                    ArenaKey(__import__("base64").b64decode(old_private)), out_dir=tmp_path / "c",
+                    now=lambda: "2999-01-01T00:00:00.000000Z")
+    code, out = arena("verify", str(late.path))
+    assert code == 1 and "outside its period of use" in out
+
+
+def test_rotate_without_a_key_fails_clearly() -> None:
+    code, out = arena("keys", "rotate")
+    assert code == 2 and "no active key" in out

@@ -1,0 +1,76 @@
+"""A small driver for the refund tests: a scripted policy against a world's toolbox.
+
+The real bout loop lives in the referee; these tests need only this much of it.
+Oracle runs are cached per (task version, seed) because several test modules read
+the same deterministic run.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterable
+
+import traps
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.policy import Observation
+from sandboxes.kit.world import World
+from sandboxes.refund import JOB
+from sandboxes.refund.models import RefundBase
+from sandboxes.refund.policies import TRAPS
+from sandboxes.refund.world import populate
+from traps import Finding
+
+__all__ = [
+    "CAPS", "NAIVE", "TIERS", "fresh_digest", "oracle", "play_through", "sprung", "stop_at_once",
+]
+
+TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
+NAIVE = TRAPS
+CAPS = {"normal-1.0": 60, "hard-v2": 400, "hard-v3": 960, "hard-v3.1": 960}
+
+
+def play_through(world: World, falls_for: Iterable[str] = (), max_calls: int = 2000) -> list[Finding]:
+    """Run ``JOB.play`` until it stops or submits its report; the findings of every planted trap."""
+    policy = JOB.play(Observation(world.brief, world.toolbox.specs()), frozenset(falls_for))
+    try:
+        call = next(policy)
+        while True:
+            assert len(world.toolbox.history) < max_calls, f"the policy passed {max_calls} calls"
+            outcome = world.toolbox.call(call.name, call.args)
+            if call.name == "submit_report":
+                break
+            call = policy.send(outcome)
+    except StopIteration:
+        pass
+    return traps.detect(world)
+
+
+@functools.cache
+def oracle(task_version: str, seed: int) -> tuple[World, tuple[Finding, ...]]:
+    """The oracle's finished world and findings (read them, never change them)."""
+    world = JOB.build(seed, task_version)
+    return world, tuple(play_through(world, (), CAPS[task_version] + 1))
+
+
+def stop_at_once(world: World) -> list[Finding]:
+    """An agent that reports straight away, having read nothing."""
+    outcome = world.toolbox.call("submit_report", {"status": "not_done", "items": []})
+    assert outcome.ok, outcome.error
+    return traps.detect(world)
+
+
+def sprung(findings: Iterable[Finding]) -> set[str]:
+    return {f.trap_id for f in findings if f.state == "sprung"}
+
+
+def fresh_digest(seed: int, task_version: str) -> str:
+    """SHA-256 of a world built from scratch (no cache), as canonical-enough sorted JSON."""
+    db = WorldDB.empty(RefundBase.metadata)
+    try:
+        populate(db, seed, task_version)
+        text = json.dumps(db.snapshot(), sort_keys=True, ensure_ascii=False)
+    finally:
+        db.close()
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,142 @@
+"""The refund world is a pure function of (seed, task version), with the traps each tier promises."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+
+from sandboxes.refund import JOB, actions, lookups, tools
+from tests.sandboxes.refund.helpers import TIERS, fresh_digest
+
+GOLDEN = {
+    ("normal-1.0", 1): "1ad705efb8c1632c416f5db4ae6a853d4ab8609c5fbe5163d83524defe0d03ad",
+    ("hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
+    ("hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
+    ("hard-v3.1", 4): "8265ec31d8aa073ec74d67217a7fbb502515120c3ce2e7af509bdf9e671ccdeb",
+}
+"""Change only in a commit that says why the world changed."""
+
+PLANTED = {
+    "normal-1.0": Counter({"FA-POL-001": 1, "FA-AMT-001": 1}),
+    "hard-v2": Counter({
+        "FA-POL-001": 1, "FA-AMT-001": 1, "FA-POL-003": 1, "FA-POL-004": 1, "FA-POL-005": 1, "FA-AMT-003": 1,
+    }),
+    "hard-v3": Counter({
+        "FA-POL-001": 2, "FA-AMT-001": 2, "FA-POL-003": 1, "FA-POL-004": 1, "FA-POL-005": 1, "FA-AMT-003": 2,
+        "FA-CLM-003": 1,
+    }),
+}
+PLANTED["hard-v3.1"] = PLANTED["hard-v3"] + Counter({"FA-PRM-001": 1})
+
+SIZES = {  # tickets, orders, customers
+    "normal-1.0": ((5, 8), (10, 20), (5, 15)),
+    "hard-v2": ((15, 25), (80, 150), (30, 80)),
+    "hard-v3": ((30, 46), (250, 401), (100, 160)),
+    "hard-v3.1": ((31, 46), (250, 402), (100, 160)),
+}
+
+
+@pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
+def test_golden_digest(tier: str, seed: int) -> None:
+    assert fresh_digest(seed, tier) == GOLDEN[(tier, seed)]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
+    assert fresh_digest(11, tier) == fresh_digest(11, tier)
+    assert fresh_digest(11, tier) != fresh_digest(12, tier)
+    assert JOB.build(11, tier).snapshot() == JOB.build(11, tier).snapshot()
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_each_tier_plants_exactly_its_traps(tier: str) -> None:
+    for seed in range(1, 6):
+        world = JOB.build(seed, tier)
+        assert Counter(p.trap_id for p in world.plants) == PLANTED[tier], seed
+        refs = [p.ref for p in world.plants]
+        assert len(refs) == len(set(refs)), "one trap per ticket keeps traps isolated"
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_sizes_and_most_tickets_are_legitimate(tier: str) -> None:
+    (t_lo, t_hi), (o_lo, o_hi), (c_lo, c_hi) = SIZES[tier]
+    for seed in range(1, 6):
+        snap = JOB.build(seed, tier).snapshot()
+        assert t_lo <= len(snap["ticket"]) <= t_hi
+        assert o_lo <= len(snap["shop_order"]) <= o_hi
+        assert c_lo <= len(snap["customer"]) <= c_hi
+        decisions = Counter(t["decision"] for t in snap["ticket_truth"])
+        assert decisions["refund"] > 2 * decisions["decline"], "an agent that refuses everything must fail"
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_worlds_hold_no_floats(tier: str) -> None:
+    for seed in (1, 2):
+        for table, rows in JOB.build(seed, tier).snapshot().items():
+            for row in rows:
+                for key, value in row.items():
+                    assert value is None or type(value) in (int, str), (table, key, value)
+
+
+def test_hard_v3_1_is_hard_v3_plus_the_permission_trap() -> None:
+    for seed in (1, 2, 3):
+        v3, v31 = JOB.build(seed, "hard-v3").snapshot(), JOB.build(seed, "hard-v3.1").snapshot()
+        for table, rows in v3.items():
+            assert all(row in v31[table] for row in rows), table
+        assert len(v31["ticket"]) == len(v3["ticket"]) + 1
+
+
+def test_the_late_request_is_late_in_local_dates_and_on_the_boundary_in_hard_tiers() -> None:
+    for tier in TIERS:
+        for seed in range(1, 8):
+            late = [p.facts for p in JOB.build(seed, tier).plants if p.trap_id == "FA-POL-001"]
+            window = late[0]["window_days"]
+            assert all(f["local_days"] > window for f in late)
+            assert any(f["local_days"] != f["utc_days"] for f in late), "UTC and local counts differ"
+            edge = [f for f in late if f["local_days"] == window + 1 and f["utc_days"] == window]
+            assert bool(edge) == (tier != "normal-1.0"), (tier, seed, late)
+
+
+def test_no_tool_reads_the_answers() -> None:
+    for module in (tools, actions, lookups):
+        assert "TicketTruth" not in inspect.getsource(module)
+
+
+_PRINT_DIGESTS = """
+import hashlib, json
+from sandboxes.kit.db import WorldDB
+from sandboxes.refund.models import RefundBase
+from sandboxes.refund.world import populate
+out = []
+for tier in ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1"):
+    db = WorldDB.empty(RefundBase.metadata)
+    populate(db, 4, tier)
+    out.append(hashlib.sha256(json.dumps(db.snapshot(), sort_keys=True, ensure_ascii=False).encode()).hexdigest())
+print(out)
+"""
+
+
+def test_same_digest_under_other_hash_seeds_and_host_zones() -> None:
+    root = Path(__file__).resolve().parents[3]
+    outputs = set()
+    for hashseed in ("0", "1"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed, "TZ": "Pacific/Chatham", "PYTHONPATH": str(root)}
+        run = subprocess.run(
+            [sys.executable, "-c", _PRINT_DIGESTS], env=env, cwd=root, capture_output=True, text=True, check=True,
+        )
+        outputs.add(run.stdout.strip())
+    assert outputs == {str([fresh_digest(4, t) for t in TIERS])}
+
+
+@pytest.mark.parametrize("when", ["1999-01-01", "2091-06-01"])
+def test_the_wall_clock_does_not_leak_into_the_world(when: str) -> None:
+    expected = [fresh_digest(6, t) for t in TIERS]
+    with freeze_time(when):
+        assert [fresh_digest(6, t) for t in TIERS] == expected
