@@ -262,6 +262,8 @@ def demo(
 
     specs = plan_demo(seed, attempts)
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)  # piped output would otherwise wrap at 80 columns
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("bouts", total=len(specs))
         result = run_demo(specs, db=db, on_done=lambda _r: progress.advance(task))

@@ -168,3 +168,15 @@ def test_key_rotation_keeps_old_logs_verified_and_retires_the_old_key(tmp_path: 
 def test_rotate_without_a_key_fails_clearly() -> None:
     code, out = arena("keys", "rotate")
     assert code == 2 and "no active key" in out
+
+
+def test_demo_runs_every_job_and_tier_verifies_and_prints_both_boards(arena_home: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(JOBS, "toy")
+    code, out = arena("demo", "--attempts", "1")
+    tiers = sum(len(job.variants) for job in JOBS.values())
+    assert code == 0, out
+    assert f"{2 * tiers} bouts, {2 * tiers} Verified" in out
+    assert "Leaderboard" in out and "Failure modes" in out
+    assert "scripted:oracle" in out and "scripted:naive" in out
+    assert (arena_home / "arena.db").exists() and (arena_home / "keys" / "arena.pub").exists()
