@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from referee.canonical import sha256_hex
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
 from referee.keys import Period
 from referee.log import BoutLog, parse_log
@@ -30,6 +31,7 @@ class Check:
     status: Status
     reason: str = ""
     log: BoutLog | None = None
+    log_sha256: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -53,7 +55,7 @@ def verify_bytes(data: bytes, keyring: Keyring, periods: Mapping[str, Period] | 
     if period is not None and not (isinstance(started, str) and period.covers(started)):
         return Check("failed", f"signed by key {opened.key_id[:16]}… outside its period of use "
                                f"({period.start or 'first use'} to {period.end or 'now'})")
-    return Check("verified", log=log)
+    return Check("verified", log=log, log_sha256=sha256_hex(opened.payload))
 
 
 def verify_path(path: Path, keyring: Keyring, periods: Mapping[str, Period] | None = None) -> Check:

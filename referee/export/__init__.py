@@ -1,0 +1,167 @@
+"""Exporting a citable dataset: rows, boards, catalogue, signed logs, manifest, citation.
+
+`export_dataset` gathers every file in memory, signs the manifest and writes them;
+nothing in it reads the wall clock, so the same store exports the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, select
+
+from catalog import load_catalog
+from referee.boards import failure_modes, leaderboard
+from referee.bout import write_atomic
+from referee.canonical import sha256_hex
+from referee.export import citation, manifest
+from referee.export.rows import (
+    BOUT_COLUMNS,
+    DatasetRow,
+    bout_traps_csv,
+    bouts_csv,
+    csv_bytes,
+    failure_modes_csv,
+    jsonl_bytes,
+    leaderboard_csv,
+    parquet_bytes,
+)
+from referee.keys import Period
+from referee.merkle import leaf_bytes, merkle_root
+from referee.seasons import Season, SeasonBout
+from referee.signing import ArenaKey, Keyring
+from referee.store import Store, StoreBase
+from referee.verify import verify_bytes
+
+__all__ = ["ExportError", "ExportResult", "export_dataset", "verify_dataset"]
+
+verify_dataset = manifest.verify_dataset
+
+
+class ExportError(ValueError):
+    """Nothing to export, an unknown season, or an output folder that is not empty."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    out: Path
+    bouts: int
+    files: int
+    roots: dict[str, str]
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(t for t in text.split(";") if t)
+
+
+def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Period]) -> list[DatasetRow]:
+    StoreBase.metadata.create_all(store.engine)
+    with Session(store.engine) as session:
+        leaf = {b.bout_id: b.leaf_index for b in session.exec(select(SeasonBout)) if b.bout_id}
+    stored = store.rows(season)
+    # Completion order within each season: the season's own leaf index where the bout was
+    # run by a season, else the store's order (finish time, then id).
+    arrival = {row.bout_id: n for n, row in enumerate(stored)}
+    ordered = sorted(stored, key=lambda row: (row.season, leaf.get(row.bout_id, -1), arrival[row.bout_id]))
+    next_index: dict[str, int] = defaultdict(int)
+    out = []
+    for r in ordered:
+        index = next_index[r.season]
+        next_index[r.season] += 1
+        out.append(DatasetRow(
+            bout_id=r.bout_id, season=r.season, leaf_index=index, agent=r.agent, job=r.job, variant=r.variant,
+            task_version=r.task_version, rules_version=r.rules_version, seed=r.seed, attempt=r.attempt,
+            passed=r.passed, score=r.score_bp, traps_planted=_ids(r.traps_planted), traps_sprung=_ids(r.traps_sprung),
+            traps_avoided=_ids(r.traps_avoided), turns=r.turns, tool_calls=r.tool_calls, tokens=r.tokens,
+            started_at=r.started_at, finished_at=r.finished_at, log_sha256=r.log_sha256,
+            envelope_sha256=sha256_hex(r.envelope), key_id=r.key_id,
+            verified=verify_bytes(r.envelope, ring, periods).status == "verified", envelope=r.envelope,
+        ))
+    return out
+
+
+def _seeds(store: Store, rows: Sequence[DatasetRow]) -> dict[str, dict[str, list[int]]]:
+    seeds: dict[str, dict[str, list[int]]] = {}
+    with Session(store.engine) as session:
+        for name in sorted({r.season for r in rows}):
+            season = session.get(Season, name) if name else None
+            if season is not None:
+                seeds[name] = json.loads(season.plan)
+            else:
+                cells: dict[str, set[int]] = defaultdict(set)
+                for r in rows:
+                    if r.season == name:
+                        cells[f"{r.job}/{r.task_version}"].add(r.seed)
+                seeds[name] = {c: sorted(s) for c, s in sorted(cells.items())}
+    return seeds
+
+
+def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, periods: dict[str, Period],
+                   season: str | None = None) -> ExportResult:
+    """Write the dataset for one season (or every bout) into the empty folder ``out``.
+
+    Raises:
+        ExportError: nothing to export, or ``out`` is not empty.
+    """
+    if out.exists() and any(out.iterdir()):
+        raise ExportError(f"{out} is not empty; export into a new folder")
+    rows = _rows(store, season, ring, periods)
+    if not rows:
+        raise ExportError(f"no bouts to export{f' in season {season!r}' if season else ''}")
+    catalog = load_catalog()
+    files: dict[str, bytes] = {f"logs/{r.bout_id}.bout.json": r.envelope for r in rows}
+    seasons: dict[str, dict[str, Any]] = {}
+    for name in sorted({r.season for r in rows}):
+        members = [r for r in rows if r.season == name]
+        leaves = [{"bout_id": r.bout_id, "envelope_sha256": r.envelope_sha256, "leaf_index": r.leaf_index,
+                   "log_sha256": r.log_sha256} for r in members]
+        root = merkle_root([leaf_bytes(r.bout_id, r.leaf_index, r.log_sha256, r.envelope_sha256) for r in members])
+        seasons[name] = {"size": len(members), "merkle_root": root, "leaves": leaves}
+        files[f"seasons/{name or 'unseasoned'}.leaves.jsonl"] = jsonl_bytes(leaves)
+    files["data/bouts.jsonl"] = jsonl_bytes(r.as_json() for r in rows)
+    files["data/bouts.csv"] = bouts_csv(rows)
+    parquet = parquet_bytes(rows)
+    if parquet is not None:
+        files["data/bouts.parquet"] = parquet
+    files["data/bout_traps.csv"] = bout_traps_csv(rows)
+    trap_columns = ("id", "family", "family_name", "title", "based_on", "source", "since")
+    files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
+    stored = store.rows(season)
+    files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored))
+    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored))
+    info = citation.DatasetInfo(
+        title=f"The Forge Arena dataset: {f'season {season}' if season else 'all bouts'}", slug=season or "all",
+        version="rules " + ", ".join(sorted({r.rules_version for r in rows})) + "; tasks "
+        + ", ".join(sorted({r.task_version for r in rows})),
+        date=max(r.finished_at for r in rows)[:10], bouts=len(rows),
+        seasons={n: {"size": s["size"], "merkle_root": s["merkle_root"]} for n, s in seasons.items()},
+        seeds=_seeds(store, rows), rules_versions=sorted({r.rules_version for r in rows}),
+        task_versions=sorted({r.task_version for r in rows}), key_id=key.key_id,
+    )
+    tables = {
+        "bouts": ("data/bouts.csv", BOUT_COLUMNS),
+        "bout_traps": ("data/bout_traps.csv", ("bout_id", "trap_id", "state")),
+        "traps": ("data/traps.csv", trap_columns),
+    }
+    files["datapackage.json"] = citation.datapackage(
+        info, {n: (p, sha256_hex(files[p]), len(files[p]), c) for n, (p, c) in tables.items()})
+    files["croissant.json"] = citation.croissant(info, ("data/bouts.csv", sha256_hex(files["data/bouts.csv"])),
+                                                 BOUT_COLUMNS)
+    files["CITATION.cff"] = citation.citation_cff(info)
+    files["CITATION.bib"] = citation.bibtex(info)
+    files["README.md"] = citation.card(info, sorted([*files, manifest.MANIFEST, manifest.SIGNATURE, manifest.SUMS]))
+    predicate = {"title": info.title, "version": info.version, "date": info.date, "bouts": len(rows),
+                 "key_id": key.key_id, "seasons": seasons, "seeds": info.seeds}
+    statement = manifest.statement(files, predicate)
+    signature = manifest.sign_manifest(statement, key)
+    files[manifest.MANIFEST], files[manifest.SIGNATURE] = statement, signature
+    files[manifest.SUMS] = manifest.sums(files)
+    for name, data in files.items():
+        write_atomic(out / name, data)
+    return ExportResult(out, len(rows), len(files), {n: s["merkle_root"] for n, s in seasons.items()})
+

@@ -1,0 +1,104 @@
+"""The signed manifest: the SHA-256 of every file and each season's Merkle root.
+
+`manifest.json` is an in-toto Statement (subjects = every file with its digest) in
+canonical JSON; `manifest.sig.json` is a DSSE envelope over exactly those bytes.
+`SHA256SUMS` repeats the digests for `sha256sum -c`. Verifying a dataset checks all of
+it and names every failure, not just the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from referee.canonical import canonical_bytes, sha256_hex, strict_loads
+from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
+from referee.keys import Period
+from referee.merkle import leaf_bytes, merkle_root
+from referee.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
+from referee.verify import verify_bytes
+
+__all__ = [
+    "MANIFEST",
+    "PREDICATE",
+    "SIGNATURE",
+    "STATEMENT_TYPE",
+    "SUMS",
+    "sign_manifest",
+    "statement",
+    "verify_dataset",
+]
+
+MANIFEST, SIGNATURE, SUMS = "manifest.json", "manifest.sig.json", "SHA256SUMS"
+STATEMENT_TYPE = "application/vnd.in-toto+json"
+PREDICATE = "https://theagentforge.io/arena/dataset/v1"
+
+
+def statement(files: Mapping[str, bytes], predicate: Mapping[str, Any]) -> bytes:
+    subjects = [{"name": name, "digest": {"sha256": sha256_hex(data)}} for name, data in sorted(files.items())]
+    return canonical_bytes({"_type": "https://in-toto.io/Statement/v1", "subject": subjects,
+                            "predicateType": PREDICATE, "predicate": dict(predicate)})
+
+
+def sign_manifest(manifest: bytes, key: ArenaKey) -> bytes:
+    return envelope_bytes(sign_envelope(key, manifest, STATEMENT_TYPE))
+
+
+def sums(files: Mapping[str, bytes]) -> bytes:
+    return "".join(f"{sha256_hex(data)}  {name}\n" for name, data in sorted(files.items())).encode()
+
+
+def _read(root: Path, name: str, failures: list[str]) -> bytes | None:
+    path = root / name
+    if not path.is_file():
+        failures.append(f"{name}: missing")
+        return None
+    return path.read_bytes()
+
+
+def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None) -> list[str]:
+    """Every failure found in an exported dataset; an empty list means Verified."""
+    failures: list[str] = []
+    manifest, signature = _read(root, MANIFEST, failures), _read(root, SIGNATURE, failures)
+    if manifest is None or signature is None:
+        return failures
+    try:
+        opened = open_envelope(signature, ring, STATEMENT_TYPE)
+        if opened.payload != manifest:
+            failures.append(f"{MANIFEST}: does not match the signed manifest")
+        doc = strict_loads(opened.payload)
+        subjects = {s["name"]: s["digest"]["sha256"] for s in doc["subject"]}
+        predicate = doc["predicate"]
+    except (SignatureInvalid, LogCorrupt, Unverifiable, KeyError, TypeError) as err:
+        return [*failures, f"{SIGNATURE}: {err or type(err).__name__}"]
+    present = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    for name in sorted(present - set(subjects) - {MANIFEST, SIGNATURE, SUMS}):
+        failures.append(f"{name}: not in the manifest")
+    contents: dict[str, bytes] = {}
+    for name, digest in sorted(subjects.items()):
+        data = _read(root, name, failures)
+        if data is None:
+            continue
+        contents[name] = data
+        if sha256_hex(data) != digest:
+            failures.append(f"{name}: SHA-256 does not match the manifest")
+    sums_file = _read(root, SUMS, failures)
+    if sums_file is not None and sums_file != sums({**contents, MANIFEST: manifest, SIGNATURE: signature}):
+        failures.append(f"{SUMS}: does not match the files")
+    for name, season in predicate.get("seasons", {}).items():
+        leaves: list[bytes] = []
+        for leaf in season["leaves"]:
+            envelope = contents.get(f"logs/{leaf['bout_id']}.bout.json")
+            if envelope is None:
+                failures.append(f"season {name!r}: log of {leaf['bout_id']} missing")
+                continue
+            check = verify_bytes(envelope, ring, periods)
+            if check.log is None:
+                failures.append(f"logs/{leaf['bout_id']}.bout.json: NOT VERIFIED: {check.reason}")
+                continue
+            leaves.append(leaf_bytes(leaf["bout_id"], len(leaves), check.log_sha256, sha256_hex(envelope)))
+        if merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
+            failures.append(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
+    return failures
+

@@ -1,0 +1,132 @@
+"""Dataset rows: one per bout, in a fixed order, written as JSON Lines and CSV.
+
+Rows are ordered by season and completion order (the season's leaf index), never by
+anything that changes between exports, and CSV uses "\\n" line endings, so the same
+store always exports the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from referee.boards import FailureRow, LeaderRow
+from referee.canonical import canonical_bytes, sha256_hex
+
+__all__ = ["BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "csv_bytes", "jsonl_bytes", "rate"]
+
+BOUT_COLUMNS = (
+    "bout_id", "season", "leaf_index", "agent", "job", "variant", "task_version", "rules_version", "seed",
+    "attempt", "passed", "score", "traps_planted", "traps_sprung", "turns", "tool_calls", "tokens",
+    "started_at", "finished_at", "log_sha256", "envelope_sha256", "key_id", "verified",
+)
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    """A bout as the dataset shows it (score in basis points; trap lists sorted)."""
+
+    bout_id: str
+    season: str
+    leaf_index: int
+    agent: str
+    job: str
+    variant: str
+    task_version: str
+    rules_version: str
+    seed: int
+    attempt: int
+    passed: bool
+    score: int
+    traps_planted: tuple[str, ...]
+    traps_sprung: tuple[str, ...]
+    traps_avoided: tuple[str, ...]
+    turns: int
+    tool_calls: int
+    tokens: int
+    started_at: str
+    finished_at: str
+    log_sha256: str
+    envelope_sha256: str
+    key_id: str
+    verified: bool
+    envelope: bytes
+
+    def as_json(self) -> dict[str, Any]:
+        return {c: list(v) if isinstance(v := getattr(self, c), tuple) else v for c in BOUT_COLUMNS}
+
+    @staticmethod
+    def envelope_digest(envelope: bytes) -> str:
+        return sha256_hex(envelope)
+
+
+def rate(value: Fraction | None) -> str:
+    """A rate as a fixed 4-decimal string ("" when undefined): exact input, stable text."""
+    if value is None:
+        return ""
+    scaled = value * 10_000
+    whole = scaled.numerator // scaled.denominator
+    if (scaled - whole) * 2 >= 1:
+        whole += 1
+    return f"{whole // 10_000}.{whole % 10_000:04d}"
+
+
+def jsonl_bytes(records: Iterable[dict[str, Any]]) -> bytes:
+    return b"".join(canonical_bytes(r) + b"\n" for r in records)
+
+
+def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["true" if v is True else "false" if v is False else ";".join(v)
+                         if isinstance(v, tuple | list) else v for v in row])
+    return out.getvalue().encode()
+
+
+def bouts_csv(rows: Sequence[DatasetRow]) -> bytes:
+    return csv_bytes(BOUT_COLUMNS, ([getattr(r, c) for c in BOUT_COLUMNS] for r in rows))
+
+
+def bout_traps_csv(rows: Sequence[DatasetRow]) -> bytes:
+    """Long format: one line per (bout, planted trap) with its state."""
+    lines = []
+    for r in rows:
+        for trap in r.traps_planted:
+            state = "sprung" if trap in r.traps_sprung else "avoided" if trap in r.traps_avoided else "not_reached"
+            lines.append((r.bout_id, trap, state))
+    return csv_bytes(("bout_id", "trap_id", "state"), lines)
+
+
+def leaderboard_csv(rows: Sequence[LeaderRow]) -> bytes:
+    return csv_bytes(
+        ("task_version", "rules_version", "rank", "agent", "bouts", "variants", "pass_at_1", "pass_hat_3",
+         "mean_score", "traps_per_bout"),
+        ((r.task_version, r.rules_version, r.rank, r.agent, r.bouts, r.variants, rate(r.pass_at_1),
+          rate(r.pass_hat_3), rate(r.mean_score_bp / 10_000), rate(r.traps_per_bout)) for r in rows),
+    )
+
+
+def failure_modes_csv(rows: Sequence[FailureRow]) -> bytes:
+    return csv_bytes(
+        ("agent", "trap_id", "planted", "sprung", "avoided", "not_reached", "rate"),
+        ((r.agent, r.trap_id, r.planted, r.sprung, r.avoided, r.not_reached, rate(r.rate)) for r in rows),
+    )
+
+
+def parquet_bytes(rows: Sequence[DatasetRow]) -> bytes | None:
+    """The rows as Parquet when pyarrow is installed (None otherwise). Parquet embeds its
+    writer's version, so these bytes are reproducible only under the same pyarrow."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist([r.as_json() for r in rows]), sink)
+    return bytes(sink.getvalue().to_pybytes())

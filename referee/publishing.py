@@ -1,0 +1,85 @@
+"""Seasons, boards and datasets for the CLI: each function opens the store, does one thing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from referee.boards import failure_modes, leaderboard
+from referee.bout import BoutRecord
+from referee.export import ExportResult, export_dataset, verify_dataset
+from referee.home import db_url, ensure_key, keyring, keys_dir
+from referee.keys import load_periods
+from referee.render import failure_table, leader_table
+from referee.seasons import new_season, run_season, season_status
+from referee.store import Store
+
+__all__ = ["board", "create_season", "export", "play_season", "status", "verify_export"]
+
+
+def _store(db: str | None) -> Store:
+    return Store(db_url(db))
+
+
+def create_season(db: str | None, name: str, agents: Sequence[str], jobs: Sequence[str], tiers: Sequence[str],
+                  variants: int, attempts: int) -> int:
+    """Queue a season; returns how many bouts were planned."""
+    store = _store(db)
+    try:
+        new_season(store, name, agents, jobs, tiers, variants, attempts)
+        return season_status(store, name)["planned"]
+    finally:
+        store.close()
+
+
+def play_season(db: str | None, name: str, on_done: Callable[[BoutRecord], None] | None = None) -> int:
+    store = _store(db)
+    try:
+        return run_season(store, name, ensure_key(), on_done=on_done)
+    finally:
+        store.close()
+
+
+def status(db: str | None, name: str) -> dict[str, int]:
+    store = _store(db)
+    try:
+        return season_status(store, name)
+    finally:
+        store.close()
+
+
+def board(db: str | None, season: str | None) -> tuple[Any, Any, dict[str, Any]]:
+    """Both boards as rich tables, and as JSON-ready data."""
+    store = _store(db)
+    try:
+        rows = store.rows(season)
+    finally:
+        store.close()
+    leaders, failures = leaderboard(rows), failure_modes(rows)
+    data = {
+        "leaderboard": [{"task_version": r.task_version, "rules_version": r.rules_version, "rank": r.rank,
+                         "agent": r.agent, "bouts": r.bouts, "variants": r.variants,
+                         "pass_at_1": str(r.pass_at_1), "pass_hat_3": str(r.pass_hat_3),
+                         "mean_score_bp": str(r.mean_score_bp), "traps_per_bout": str(r.traps_per_bout)}
+                        for r in leaders],
+        "failure_modes": [{"agent": r.agent, "trap_id": r.trap_id, "planted": r.planted, "sprung": r.sprung,
+                           "avoided": r.avoided, "not_reached": r.not_reached,
+                           "rate": None if r.rate is None else str(r.rate)} for r in failures],
+    }
+    return leader_table(leaders), failure_table(failures), data
+
+
+def export(db: str | None, out: Path, season: str | None) -> ExportResult:
+    key = ensure_key()
+    ring = keyring()
+    ring.add(key.public_bytes)
+    store = _store(db)
+    try:
+        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season)
+    finally:
+        store.close()
+
+
+def verify_export(root: Path, keys: list[Path] | None) -> list[str]:
+    return verify_dataset(root, keyring(keys), load_periods(keys or [keys_dir()]))
