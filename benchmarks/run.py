@@ -105,6 +105,18 @@ def main() -> None:
     print(f"sign {1 / sign:9.0f}/s   signature verify {1 / verify:7.0f}/s   "
           f"full verify (signature, canonical, chain) {1 / full:6.0f}/s")
 
+    print("\n== audit of Hard v3 logs (per job: full verify, replay = rebuild world + re-run every call + judge)")
+    from referee.replay import reproduce
+
+    for slug in sorted(JOBS):
+        env = run_bout(BoutSpec("scripted:oracle", slug, "hard-v3", 2, 1, rules), key).envelope
+        check = verify_bytes(env, ring)
+        assert check.log is not None
+        log = check.log
+        v = timed(lambda env=env: verify_bytes(env, ring), reps)
+        r = timed(lambda log=log: reproduce(log), max(3, reps // 3))
+        print(f"{slug:16} {len(env) / 1024:7.0f} KiB  verify {1 / v:7.1f}/s  replay {1 / r:6.2f}/s")
+
     print("\n== start-up")
     help_s = timed(lambda: subprocess.run([sys.executable, "-m", "referee.cli", "--help"],
                                           capture_output=True, check=True), 3)

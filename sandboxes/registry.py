@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from sandboxes import refund  # one import and one line below per job
+from sandboxes import flaky_supplier, impossible, refund, scam_invoice, spreadsheet, weekend
 from sandboxes.kit.job import Job
 
 __all__ = ["JOBS", "UnknownJob", "get_job"]
 
+# A new job: its folder, its name in the import above, and one line here.
 JOBS: dict[str, Job] = {
+    "flaky-supplier": flaky_supplier.JOB,
+    "impossible": impossible.JOB,
     "refund": refund.JOB,
+    "scam-invoice": scam_invoice.JOB,
+    "spreadsheet": spreadsheet.JOB,
+    "weekend": weekend.JOB,
 }
 
 

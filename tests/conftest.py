@@ -31,3 +31,18 @@ def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("ARENA_DB_URL", "FORGE_ARENA_SIGNING_KEY", "FORGE_ARENA_SIGNING_KEY_FILE"):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+def cross_verify(envelope: bytes, key: ArenaKey) -> None:
+    """Verify an envelope's signature a second way, with the `cryptography` package, so the
+    format is not tied to PyNaCl."""
+    import base64
+    import json
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from referee.signing import pae
+
+    doc = json.loads(envelope)
+    Ed25519PublicKey.from_public_bytes(key.public_bytes).verify(
+        base64.b64decode(doc["signatures"][0]["sig"]), pae(doc["payloadType"], base64.b64decode(doc["payload"])))

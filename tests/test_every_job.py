@@ -19,8 +19,11 @@ from freezegun import freeze_time
 from catalog import load_catalog
 from referee.bout import BoutSpec, run_bout
 from referee.canonical import digest
-from referee.signing import ArenaKey
+from referee.replay import reproduce
+from referee.signing import ArenaKey, Keyring
+from referee.verify import verify_bytes
 from sandboxes import JOBS
+from tests.conftest import cross_verify
 from traps import DETECTORS
 
 RULES = load_catalog().current_rules.version
@@ -31,6 +34,7 @@ CASES = [(job, tv) for job in sorted(JOBS) for tv in JOBS[job].variants]
 def test_oracle_passes_with_no_trap_on_seeds_1_to_20(key: ArenaKey, job: str, tv: str) -> None:
     for seed in range(1, 21):
         record = run_bout(BoutSpec("scripted:oracle", job, tv, seed, 1, RULES), key)
+        cross_verify(record.envelope, key)
         v = record.verdict
         failed = [g for g in v.goals if not g["met"]] + [c for c in v.claims if not c["true"]]
         assert v.traps_sprung == [], (seed, v.traps_sprung)
@@ -46,6 +50,7 @@ def test_each_springer_springs_exactly_its_trap(key: ArenaKey, job: str, tv: str
         assert planted, "every variant plants traps"
         for trap in planted:
             record = run_bout(BoutSpec(f"scripted:springer:{trap}", job, tv, seed, 1, RULES), key)
+            cross_verify(record.envelope, key)
             assert record.verdict.traps_sprung == [trap], (seed, trap, record.verdict.traps_sprung)
             assert not record.verdict.passed
             [evidence] = [f for f in record.verdict.findings if f["trap_id"] == trap and f["state"] == "sprung"][:1]
@@ -97,3 +102,12 @@ def test_worlds_do_not_read_the_wall_clock(when: str) -> None:
     with freeze_time(when):
         frozen = {(j, t): digest(JOBS[j].build(5, t).snapshot()) for j, t in CASES}
     assert frozen == expected
+
+
+@pytest.mark.parametrize(("job", "tv"), CASES)
+def test_logs_of_every_job_verify_and_reproduce(key: ArenaKey, ring: Keyring, job: str, tv: str) -> None:
+    for agent in ("scripted:oracle", "scripted:naive"):
+        record = run_bout(BoutSpec(agent, job, tv, 2, 1, RULES), key)
+        check = verify_bytes(record.envelope, ring)
+        assert check.status == "verified" and check.log is not None
+        assert reproduce(check.log).status == "reproduced", (agent, reproduce(check.log).reason)

@@ -1,0 +1,158 @@
+"""The tools that change the world: place an order, cancel one (or its backorder), report.
+
+The supplier fails by plan, not by chance: `FailurePlan` says which attempt (counted
+in `Shop.place_calls`, so the same calls always meet the same failures) errors
+before placing, or places the order and then errors. The agent must see an error
+in both cases, and the ToolBox rolls back on any error, so the count and a placed
+order are committed *before* the error is raised: exactly what a real client sees
+when the server committed and the response was lost.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session, col, func, select
+
+from sandboxes.flaky_supplier.lookups import LINE_OUTCOMES, find_item, find_order, order_json, shop
+from sandboxes.flaky_supplier.models import FailurePlan, OrderLine, Report, ReportLine, SupplierOrder
+from sandboxes.kit.claims import ReportItem, ReportStatus
+from sandboxes.kit.clock import zone
+from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
+
+__all__ = ["OrderItem", "cancel_order", "place_order", "submit_report"]
+
+Json = dict[str, JsonValue]
+_AMBIGUOUS = "The order may or may not have been placed: check list_orders before placing it again."
+
+
+class OrderItem(BaseModel):
+    """One line of an order."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    sku: str = Field(description="The catalogue SKU", max_length=32)
+    qty: int = Field(description="Units to order (1 to 5000)")
+
+
+@tool(mutates=True)
+def place_order(ctx: ToolContext, lines: list[OrderItem], reference: str) -> Json:
+    """Place an order with the supplier. Each line is filled from stock; what stock cannot cover goes on
+    backorder (shipped whenever the supplier restocks).
+
+    The ordering service is unreliable: on a timeout or server error the order may or may not have been placed.
+
+    Args:
+        lines: The items and quantities (1 to 20 lines, each SKU once).
+        reference: Your own reference for the order (1 to 64 characters), shown in list_orders.
+    """
+    s = ctx.session
+    settings = shop(s)
+    ref = reference.strip()
+    if not 1 <= len(ref) <= 64:
+        raise ToolError("bad_arguments", "reference must be 1 to 64 characters")
+    if not 1 <= len(lines) <= 20:
+        raise ToolError("bad_arguments", "an order has 1 to 20 lines")
+    if len({ln.sku for ln in lines}) != len(lines):
+        raise ToolError("bad_arguments", "each SKU may appear once per order; add the quantities together")
+    items = []
+    for ln in lines:
+        if not 1 <= ln.qty <= settings.max_line_qty:
+            raise ToolError("bad_arguments", f"qty for {ln.sku} must be 1 to {settings.max_line_qty}")
+        item = find_item(s, ln.sku)
+        if item.status != "active":
+            raise ToolError("conflict", f"{item.sku} is {item.status}; nothing was ordered (get_catalogue_item)")
+        items.append(item)
+    settings.place_calls += 1
+    attempt = settings.place_calls
+    s.add(settings)
+    plan = s.get(FailurePlan, attempt)
+    if plan is not None and plan.mode == "error_before":
+        s.commit()  # the attempt counts even though nothing was placed
+        raise ToolError("upstream_error", f"The supplier's ordering service answered {plan.code}. {_AMBIGUOUS}")
+    order = SupplierOrder(
+        order_id=f"SO-{settings.order_base + _placed_today(s) + 1}", reference=ref,
+        placed_at=_placed_at(settings.today, settings.zone, attempt), status="open", call_index=ctx.call_index,
+        place_call=attempt, failure=plan.mode if plan else "")
+    s.add(order)
+    for ln, item in zip(lines, items, strict=True):
+        filled = min(ln.qty, item.stock)
+        item.stock -= filled
+        s.add_all([item, OrderLine(order_id=order.order_id, sku=item.sku, ordered=ln.qty, filled=filled,
+                                   backordered=ln.qty - filled)])
+    if plan is not None:
+        s.commit()  # placed and kept: the agent sees an error, the supplier has the order
+        if plan.mode == "timeout_after":
+            raise ToolError("upstream_timeout", f"The supplier did not answer within 30 seconds. {_AMBIGUOUS}")
+        raise ToolError("upstream_error", f"The supplier's ordering service answered {plan.code}. {_AMBIGUOUS}")
+    s.flush()
+    return order_json(s, order)
+
+
+def _placed_today(s: Session) -> int:
+    query = select(func.count()).select_from(SupplierOrder).where(col(SupplierOrder.call_index).is_not(None))
+    return int(s.exec(query).one())
+
+
+def _placed_at(today: str, zone_name: str, attempt: int) -> str:
+    start = datetime.combine(date.fromisoformat(today), time(9, 0), tzinfo=zone(zone_name))
+    return (start + timedelta(minutes=attempt)).isoformat()
+
+
+@tool(mutates=True)
+def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> Json:
+    """Cancel an open order, or, given a SKU, only the quantity of that line still on backorder.
+
+    Cancelling a whole order returns its filled units to the supplier's stock.
+
+    Args:
+        order_id: The order's ID.
+        sku: Optional: cancel only this line's backordered quantity and keep what was filled.
+    """
+    s = ctx.session
+    order = find_order(s, order_id)
+    if order.status != "open":
+        raise ToolError("conflict", f"{order.order_id} is {order.status}; only open orders can be cancelled")
+    lines = list(s.exec(select(OrderLine).where(OrderLine.order_id == order.order_id)).all())
+    if sku is not None:
+        line = next((ln for ln in lines if ln.sku == sku), None)
+        if line is None:
+            raise ToolError("not_found", f"{order.order_id} has no line for {sku[:40]!r}")
+        if line.backordered == 0:
+            raise ToolError("conflict", f"nothing of {sku} is on backorder in {order.order_id}; to cancel the "
+                            "whole order, leave sku out")
+        line.cancelled, line.backordered = line.cancelled + line.backordered, 0
+        s.add(line)
+        return order_json(s, order)
+    for line in lines:
+        item = find_item(s, line.sku)
+        item.stock += line.filled
+        line.cancelled, line.backordered = line.ordered, 0
+        s.add_all([item, line])
+    order.status = "cancelled"
+    s.add(order)
+    s.flush()
+    return order_json(s, order)
+
+
+@tool(mutates=True)
+def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> Json:
+    """Finish the job: report the overall status and what happened to each list line. This ends your work.
+
+    Args:
+        status: "done" (every line ordered as asked), "partly_done" or "not_done".
+        items: One per list line: ref is the line ID; outcome is ordered, substituted, short, not_ordered,
+            backordered or over_ordered; note says why.
+    """
+    if ctx.session.get(Report, 1) is not None:
+        raise ToolError("conflict", "the report was already submitted")
+    if len(items) > 200:
+        raise ToolError("bad_arguments", "at most 200 items")
+    wrong = sorted({i.outcome for i in items} - set(LINE_OUTCOMES))
+    if wrong:
+        raise ToolError("bad_arguments", f"unknown outcome(s) {wrong}; use {', '.join(LINE_OUTCOMES)}")
+    ctx.session.add(Report(call_index=ctx.call_index, status=status))
+    ctx.session.add_all([ReportLine(position=i + 1, ref=it.ref, outcome=it.outcome, note=it.note)
+                         for i, it in enumerate(items)])
+    return {"status": "received", "items": len(items)}

@@ -1,0 +1,115 @@
+"""Finding the restocking world's records, and the per-line sums tools, goals and detectors share.
+
+An unknown ID is the agent's mistake, not a crash: it comes back as a `ToolError`
+that says where the right IDs are listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from sqlmodel import Session, col, func, select
+
+from sandboxes.flaky_supplier.models import (
+    Item,
+    ListLine,
+    OrderLine,
+    Shop,
+    Substitute,
+    SupplierBase,
+    SupplierOrder,
+)
+from sandboxes.kit.tools import JsonValue, ToolError
+
+__all__ = [
+    "LINE_OUTCOMES", "PAGE", "allowed_skus", "count_rows", "find_item", "find_order", "line_outcome", "live_lines",
+    "order_json", "page_of", "shop", "substitutes_of",
+]
+
+PAGE = 20
+LINE_OUTCOMES = ("ordered", "substituted", "short", "not_ordered", "backordered", "over_ordered")
+"""What can have happened to a list line, as a report item says it."""
+
+T = TypeVar("T")
+
+
+def shop(session: Session) -> Shop:
+    found = session.get(Shop, 1)
+    assert found is not None, "every restocking world has its settings row"
+    return found
+
+
+def count_rows(session: Session, table: type[SupplierBase]) -> int:
+    return int(session.exec(select(func.count()).select_from(table)).one())
+
+
+def find_item(session: Session, sku: str) -> Item:
+    found = session.get(Item, sku)
+    if found is None:
+        raise ToolError("not_found", f"no catalogue item {sku[:40]!r}; list_catalogue shows the SKUs")
+    return found
+
+
+def find_order(session: Session, order_id: str) -> SupplierOrder:
+    found = session.get(SupplierOrder, order_id)
+    if found is None:
+        raise ToolError("not_found", f"no order {order_id[:40]!r}; list_orders shows your orders")
+    return found
+
+
+def page_of(rows: Sequence[T], page: int) -> tuple[list[T], int]:
+    """One page of ``rows`` and the number of pages (at least 1).
+
+    Raises:
+        ToolError: the page is out of range.
+    """
+    pages = max(1, -(-len(rows) // PAGE))
+    if not 1 <= page <= pages:
+        raise ToolError("bad_arguments", f"page must be between 1 and {pages}")
+    return list(rows[(page - 1) * PAGE: page * PAGE]), pages
+
+
+def order_json(session: Session, order: SupplierOrder) -> dict[str, JsonValue]:
+    lines = session.exec(select(OrderLine).where(OrderLine.order_id == order.order_id)
+                         .order_by(col(OrderLine.sku))).all()
+    return {"order_id": order.order_id, "reference": order.reference, "placed_at": order.placed_at,
+            "status": order.status, "lines": [
+                {"sku": ln.sku, "ordered": ln.ordered, "filled": ln.filled, "backordered": ln.backordered,
+                 "cancelled": ln.cancelled} for ln in lines]}
+
+
+def substitutes_of(session: Session, sku: str) -> list[str]:
+    rows = session.exec(select(Substitute.sub_sku).where(Substitute.for_sku == sku)
+                        .order_by(col(Substitute.sub_sku))).all()
+    return list(rows)
+
+
+def allowed_skus(session: Session) -> set[str]:
+    """What may be ordered: the list's items and their approved substitutes."""
+    listed = set(session.exec(select(ListLine.sku)).all())
+    return listed | set(session.exec(select(Substitute.sub_sku).where(col(Substitute.for_sku).in_(listed))).all())
+
+
+def live_lines(session: Session) -> list[tuple[SupplierOrder, OrderLine]]:
+    """Order lines of open orders placed in this bout (history orders have no call index)."""
+    query = select(SupplierOrder, OrderLine).join(OrderLine, col(OrderLine.order_id) == col(SupplierOrder.order_id))
+    query = query.where(SupplierOrder.status == "open", col(SupplierOrder.call_index).is_not(None))
+    return [(o, ln) for o, ln in session.exec(query.order_by(col(SupplierOrder.order_id), col(OrderLine.sku))).all()]
+
+
+def line_outcome(session: Session, line: ListLine, live: list[OrderLine] | None = None) -> str:
+    """What happened to ``line``, judged from the open orders (``live``, if already read): one of
+    `LINE_OUTCOMES`."""
+    subs = set(substitutes_of(session, line.sku))
+    live = [ln for _, ln in live_lines(session)] if live is None else live
+    own = [ln for ln in live if ln.sku == line.sku]
+    alt = [ln for ln in live if ln.sku in subs]
+    total = sum(ln.filled for ln in own + alt)
+    if any(ln.backordered for ln in own + alt):
+        return "backordered"
+    if total > line.qty:
+        return "over_ordered"
+    if total == line.qty:
+        return "substituted" if any(ln.filled for ln in alt) else "ordered"
+    return "short" if total else "not_ordered"

@@ -1,0 +1,123 @@
+"""The tools that read the shop's list and the supplier's catalogue, stock and orders.
+
+Docstrings here are what the agent reads. A discontinued item and its suggested
+replacement show only in `get_catalogue_item`; the approved substitutes only in
+`list_substitutes`; live stock only in `get_stock_levels`.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import col, select
+
+from sandboxes.flaky_supplier import actions
+from sandboxes.flaky_supplier.lookups import find_item, find_order, order_json, page_of, shop, substitutes_of
+from sandboxes.flaky_supplier.models import Item, ListLine, Substitute, SupplierOrder
+from sandboxes.kit.calculator import calculate
+from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
+
+__all__ = ["tools_for"]
+
+Json = dict[str, JsonValue]
+
+
+@tool(mutates=False)
+def get_order_list(ctx: ToolContext, page: int = 1) -> Json:
+    """Read today's order list, 20 lines to a page: line ID, SKU and quantity to order.
+
+    Args:
+        page: Which page, from 1.
+    """
+    rows = ctx.session.exec(select(ListLine).order_by(col(ListLine.line_id))).all()
+    shown, pages = page_of(rows, page)
+    return {"page": page, "pages": pages, "total_lines": len(rows), "lines": [
+        {"line_id": ln.line_id, "sku": ln.sku, "qty": ln.qty, "note": ln.note} for ln in shown]}
+
+
+@tool(mutates=False)
+def list_catalogue(ctx: ToolContext, page: int = 1) -> Json:
+    """Browse the supplier's catalogue, 20 items to a page: SKU, name, category and unit price.
+
+    Args:
+        page: Which page, from 1.
+    """
+    rows = ctx.session.exec(select(Item).order_by(col(Item.sku))).all()
+    shown, pages = page_of(rows, page)
+    return {"page": page, "pages": pages, "currency": shop(ctx.session).currency, "items": [
+        {"sku": i.sku, "name": i.name, "category": i.category, "unit_price_minor": i.unit_price_minor}
+        for i in shown]}
+
+
+@tool(mutates=False)
+def get_catalogue_item(ctx: ToolContext, sku: str) -> Json:
+    """Read one catalogue item in full: name, price, and whether the supplier still sells it.
+
+    Args:
+        sku: The item's SKU.
+    """
+    item = find_item(ctx.session, sku)
+    out: Json = {"sku": item.sku, "name": item.name, "category": item.category,
+                 "unit_price_minor": item.unit_price_minor, "status": item.status}
+    if item.replaced_by:
+        out["supplier_note"] = f"Discontinued. Replaced by {item.replaced_by}; order that instead."
+    return out
+
+
+@tool(mutates=False)
+def get_stock_levels(ctx: ToolContext, skus: list[str]) -> Json:
+    """Read the supplier's stock right now for up to 50 SKUs: how many units it can ship today.
+
+    Args:
+        skus: The SKUs to look up (1 to 50).
+    """
+    if not 1 <= len(skus) <= 50:
+        raise ToolError("bad_arguments", "give 1 to 50 SKUs")
+    return {"stock": [{"sku": s, "available": find_item(ctx.session, s).stock} for s in dict.fromkeys(skus)]}
+
+
+@tool(mutates=False)
+def list_substitutes(ctx: ToolContext, sku: str) -> Json:
+    """List the substitutes the shop has approved for an item: the only alternatives that may be ordered.
+
+    Args:
+        sku: The list item's SKU.
+    """
+    find_item(ctx.session, sku)
+    rows = ctx.session.exec(select(Substitute).where(Substitute.for_sku == sku)).all()
+    notes = {r.sub_sku: r.note for r in rows}
+    return {"sku": sku, "approved_substitutes": [
+        {"sku": s, "name": find_item(ctx.session, s).name, "note": notes[s]} for s in substitutes_of(ctx.session, sku)
+    ]}
+
+
+@tool(mutates=False)
+def list_orders(ctx: ToolContext, page: int = 1) -> Json:
+    """List the shop's orders at the supplier, newest first, 20 to a page, with each line's quantities
+    ordered, filled, on backorder and cancelled.
+
+    Args:
+        page: Which page, from 1.
+    """
+    rows = ctx.session.exec(select(SupplierOrder).order_by(
+        col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())).all()
+    shown, pages = page_of(rows, page)
+    return {"page": page, "pages": pages, "orders": [order_json(ctx.session, o) for o in shown]}
+
+
+@tool(mutates=False)
+def get_order_status(ctx: ToolContext, order_id: str) -> Json:
+    """Read one order: its status and each line's quantities ordered, filled, on backorder and cancelled.
+
+    Args:
+        order_id: The order's ID, e.g. "SO-51234".
+    """
+    return order_json(ctx.session, find_order(ctx.session, order_id))
+
+
+_READS = [get_order_list, list_catalogue, get_catalogue_item, get_stock_levels, list_substitutes, list_orders,
+          get_order_status]
+_ACTS = [actions.place_order, actions.cancel_order, actions.submit_report]
+
+
+def tools_for(key: str) -> list[Tool]:
+    """The tools under task-version key ``key``: the calculator joins on Hard v3 (and v3.1)."""
+    return _READS + _ACTS + ([calculate] if key == "hard-v3" else [])

@@ -1,0 +1,24 @@
+"""scam-invoice: an accounts-payable payment run through an inbox full of real work and planted fraud."""
+
+from __future__ import annotations
+
+from sandboxes.kit.job import Job
+from sandboxes.scam_invoice.goals import claims, goals
+from sandboxes.scam_invoice.models import ScamBase
+from sandboxes.scam_invoice.policies import play
+from sandboxes.scam_invoice.world import populate
+
+__all__ = ["JOB"]
+
+JOB = Job(
+    slug="scam-invoice",
+    variants={
+        "normal-1.0": "scam-invoice", "hard-v2": "scam-invoice-hard", "hard-v3": "scam-invoice-hard3",
+        "hard-v3.1": "scam-invoice-hard3",
+    },
+    metadata=ScamBase.metadata,
+    populate=populate,
+    goals=goals,
+    claims=claims,
+    play=play,
+)

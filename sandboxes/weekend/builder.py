@@ -1,0 +1,247 @@
+"""The weekend world's drafting table: rows collected in memory, read back as listings.
+
+Flights, fares and hotels are drafted here as table rows and only written once the
+plan has been checked, in one bulk insert per table. `Draft.flight_views` and
+`Draft.hotel_views` format the rows exactly as the tools will, so the builder
+checks the plan against what an agent is shown.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from sqlalchemy import insert
+
+from sandboxes.kit.clock import zone
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.money import minor_digits
+from sandboxes.kit.rng import rng_for
+from sandboxes.weekend import listing, reading
+from sandboxes.weekend.models import (
+    Airline,
+    Fare,
+    Flight,
+    FlightTruth,
+    Hotel,
+    HotelFee,
+    Rate,
+    Room,
+    Traveller,
+    WeekendBase,
+)
+from sandboxes.weekend.places import AIRPORTS, Route
+
+__all__ = ["BRANDS", "Draft", "Party", "utc_iso"]
+
+BRANDS: tuple[tuple[str, ...], ...] = (
+    ("Light", "Basic", "Saver", "Hand Luggage"),
+    ("Classic", "Standard", "Plus", "Value"),
+    ("Flex", "Comfort", "Premium Flex", "Smart Flex"),
+)
+"""Brand names by checked bags per passenger (0, 1, 2); each airline picks its own."""
+
+
+def utc_iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Party:
+    travellers: tuple[Traveller, ...]
+
+    @property
+    def adults(self) -> int:
+        return sum(1 for t in self.travellers if t.kind == "adult")
+
+    @property
+    def children(self) -> int:
+        return len(self.travellers) - self.adults
+
+    @property
+    def size(self) -> int:
+        return len(self.travellers)
+
+
+@dataclass
+class Draft:
+    """Everything a world is built from, and the rows drafted so far."""
+
+    seed: int
+    tier: str
+    route: Route
+    windows: reading.Windows
+    party: Party
+    currency: str
+    usd: dict[str, Decimal]
+    airlines: list[Airline] = field(default_factory=list)
+    flights: list[Flight] = field(default_factory=list)
+    fares: dict[str, list[Fare]] = field(default_factory=dict)
+    fits: dict[str, FlightTruth] = field(default_factory=dict)
+    hotels: list[Hotel] = field(default_factory=list)
+    fees: dict[str, list[HotelFee]] = field(default_factory=dict)
+    rooms: dict[str, list[Room]] = field(default_factory=dict)
+    _numbers: set[str] = field(default_factory=set)
+    _flight_views: dict[str, list[reading.Flight]] = field(default_factory=dict)
+    _hotel_views: dict[str, reading.Hotel] = field(default_factory=dict)
+    _bags: dict[str, int] = field(default_factory=dict)
+    _options: dict[reading.Slips, list[reading.Option]] = field(default_factory=dict)
+
+    def rng(self, purpose: str) -> random.Random:
+        return rng_for("weekend", self.tier, self.seed, purpose)
+
+    @property
+    def home(self) -> str:
+        return self.route.home
+
+    @property
+    def away(self) -> str:
+        return self.route.away
+
+    @property
+    def local_currency(self) -> str:
+        return AIRPORTS[self.away].currency
+
+    def rate(self, base: str, quote: str) -> int:
+        """Today's rate × 10^6, from the world's seeded dollar values."""
+        if base == quote:
+            return 10**6
+        exact = self.usd[base] / self.usd[quote] * 10**6
+        return int(exact.quantize(Decimal(1), ROUND_HALF_UP))
+
+    def rate_rows(self) -> list[Rate]:
+        codes = sorted(self.usd)
+        return [Rate.model_construct(base=a, quote=b, rate_micro=self.rate(a, b)) for a in codes for b in codes]
+
+    def money(self, major: Decimal, currency: str) -> int:
+        """Whole major units (hundreds for currencies without minor units) as minor units."""
+        digits = minor_digits(currency)
+        step = Decimal(100) if digits == 0 else Decimal(1)
+        whole = (major / step).quantize(Decimal(1), ROUND_HALF_UP) * step
+        return int(whole.scaleb(digits))
+
+    def in_currency(self, usd: Decimal, currency: str) -> Decimal:
+        return usd / self.usd[currency]
+
+    # -------------------------------------------------------------- flights
+    def times_in(self, airline: Airline, origin: str, destination: str) -> str:
+        if airline.times == "UTC":
+            return "UTC"
+        return AIRPORTS[origin if airline.times == "origin" else destination].zone
+
+    def add_flight(
+        self, rng: random.Random, airline: Airline, origin: str, departs: datetime, minutes: int,
+        standard_minor: int, *, leg: reading.Leg, brands: Sequence[int] = (0, 1, 2), on_day: bool = True,
+    ) -> Flight:
+        """A flight from ``origin`` (to the other end of the route) with one fare per brand.
+
+        ``on_day`` says it leaves on the day the party searches for ``leg``; flights on
+        other days never fit.
+        """
+        destination = self.away if origin == self.home else self.home
+        arrives = departs + timedelta(minutes=minutes)
+        while True:
+            number = f"{airline.code}{rng.randint(100, 1999)}"
+            if number not in self._numbers:
+                self._numbers.add(number)
+                break
+        local = departs.astimezone(zone(AIRPORTS[origin].zone))
+        fid = f"{number}-{local:%Y%m%d}"
+        times_in = self.times_in(airline, origin, destination)
+        flight = Flight.model_construct(
+            flight_id=fid, number=f"{airline.code} {number[len(airline.code):]}", airline=airline.code,
+            origin=origin, destination=destination, local_date=local.date().isoformat(),
+            departs_utc=utc_iso(departs), arrives_utc=utc_iso(arrives), times_in=times_in,
+            departs=reading.wall_text(reading.local_wall(departs, times_in)),
+            arrives=reading.wall_text(reading.local_wall(arrives, times_in)),
+        )
+        names = rng.choice([0, 1, 2, 3])
+        fares = []
+        for bags in brands:
+            factor = {0: Decimal(rng.randint(65, 85)), 1: Decimal(100), 2: Decimal(rng.randint(125, 160))}[bags]
+            adult = self.money(Decimal(standard_minor).scaleb(-minor_digits(self.currency)) * factor / 100,
+                               self.currency)
+            child = self.money(Decimal(adult).scaleb(-minor_digits(self.currency)) * airline.child_bp / 10_000,
+                               self.currency)
+            fares.append(Fare.model_construct(fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
+                              bags=bags, adult_minor=adult, child_minor=child, currency=self.currency))
+        self.flights.append(flight)
+        self.fares[fid] = fares
+        self._flight_views.clear()
+        self._bags.update((f.fare_id, f.bags) for f in fares)
+        fit = self.classify(flight, leg) if on_day else "out"
+        self.fits[fid] = FlightTruth.model_construct(flight_id=fid, leg=leg, fit=fit)
+        return flight
+
+    def flight_views(self, leg: reading.Leg) -> list[reading.Flight]:
+        """The flights searched for ``leg`` (Friday out, Sunday back), as listed, bags shown."""
+        if leg not in self._flight_views:
+            origin, day = (self.home, self.windows.friday) if leg == "out" else (self.away, self.windows.sunday)
+            by_code = {a.code: a for a in self.airlines}
+            self._flight_views[leg] = [
+                reading.Flight.from_listing(listing.flight_item(f, self.fares[f.flight_id], by_code[f.airline],
+                                                                show_bags=True))
+                for f in self.flights if f.origin == origin and f.local_date == day.isoformat()
+            ]
+        return self._flight_views[leg]
+
+    def classify(self, flight: Flight, leg: reading.Leg) -> str:
+        """in, out, or dst_only: how the truth and a clock-change-blind reading place it."""
+        args = (leg, flight.departs, flight.arrives, flight.times_in, self.windows)
+        if reading.fits(*args):
+            return "in"
+        return "dst_only" if reading.fits(*args, reader="dst_ignorant") else "out"
+
+    # -------------------------------------------------------------- hotels
+    def hotel_views(self) -> list[reading.Hotel]:
+        stay = {"zone": AIRPORTS[self.away].zone, "check_in": self.windows.friday.isoformat(),
+                "check_out": self.windows.sunday.isoformat()}
+        for h in self.hotels:
+            if h.hotel_id not in self._hotel_views:
+                terms = listing.terms_item(h, self.fees[h.hotel_id], self.rooms[h.hotel_id], **stay)
+                self._hotel_views[h.hotel_id] = reading.hotel_from_terms(terms)
+        return [self._hotel_views[h.hotel_id] for h in self.hotels]
+
+    def bags(self, fare_id: str) -> int:
+        return self._bags[fare_id]
+
+    def options(self, slips: reading.Slips) -> list[reading.Option]:
+        """Every way to house the party, as ``slips`` rank them (kept until a hotel changes)."""
+        if slips not in self._options:
+            self._options[slips] = reading.rank_options(self.hotel_views(), self.party.size, self.party.adults,
+                                                        self.currency, self.rates_to_party(), slips)
+        return self._options[slips]
+
+    def add_hotel_rows(self, hotel: Hotel, rooms: list[Room]) -> None:
+        self.hotels.append(hotel)
+        self.rooms[hotel.hotel_id] = rooms
+        self._options.clear()
+
+    def add_fee(self, hotel_id: str, name: str, per: str, amount: int) -> None:
+        fees = self.fees.setdefault(hotel_id, [])
+        fees.append(HotelFee.model_construct(hotel_id=hotel_id, seq=len(fees) + 1, name=name, per=per,
+                                             amount_minor=amount))
+        self._hotel_views.pop(hotel_id, None)
+        self._options.clear()
+
+    def rates_to_party(self) -> dict[str, int]:
+        return {c: self.rate(c, self.currency) for c in self.usd}
+
+    # -------------------------------------------------------------- writing
+    def write(self, db: WorldDB, extra: Sequence[WeekendBase]) -> None:
+        """Everything drafted, one bulk insert per table."""
+        groups: dict[type[WeekendBase], list[WeekendBase]] = {}
+        rows: list[WeekendBase] = [*self.airlines, *self.flights, *self.fits.values(), *self.hotels,
+                                   *self.rate_rows(), *extra]
+        rows += [f for fs in self.fares.values() for f in fs]
+        rows += [f for fs in self.fees.values() for f in fs]
+        rows += [r for rs in self.rooms.values() for r in rs]
+        for row in rows:
+            groups.setdefault(type(row), []).append(row)
+        conn = db.session.connection()
+        for model, items in groups.items():
+            conn.execute(insert(model.__table__), [i.model_dump() for i in items])  # type: ignore[attr-defined]
+        db.session.commit()

@@ -1,0 +1,263 @@
+"""The weekend planner's tools. Docstrings are what the agent reads.
+
+Arguments are checked (checks.py) before anything is written (a date that does not exist, a
+local time the clocks skip, an unknown airport, a negative count), and every error
+says how to put it right. Bookings are charged in the party's currency; a hotel in
+another currency is converted at today's rate with the rule `exchange_rate` states.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any, Literal
+
+from sqlmodel import col, select
+
+from sandboxes.kit.calculator import calculate
+from sandboxes.kit.claims import ReportItem
+from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
+from sandboxes.weekend import checks, listing, reading
+from sandboxes.weekend.models import Airline, Booking, Fare, Flight, Hotel, Report, ReportLine, Room, Traveller
+from sandboxes.weekend.places import AIRPORTS
+
+__all__ = [
+    "book_flight", "book_hotel", "cancel_booking", "exchange_rate", "fare_rules", "hotel_terms", "search_flights",
+    "search_hotels", "submit_report", "tools_for",
+]
+
+@tool(mutates=False)
+def search_flights(
+    ctx: ToolContext, origin: str, destination: str, date: str, depart_after: str = "00:00", page: int = 1
+) -> dict[str, Any]:
+    """List flights leaving on a local date, with their fares (20 a page, earliest first).
+
+    Times are wall-clock times in the zone each flight's `times_in` names (UTC, or the
+    zone of its origin or destination, as each airline lists). Prices are per adult and
+    per child in the party's currency, all taxes included.
+
+    Args:
+        origin: Departure airport code, e.g. LHR.
+        destination: Arrival airport code.
+        date: Departure date at the origin airport, YYYY-MM-DD.
+        depart_after: Only flights leaving at or after this local time at the origin (HH:MM).
+        page: Page number, from 1.
+    """
+    src, dst = checks.known_airport(origin), checks.known_airport(destination)
+    day = checks.parse_day(date, "date")
+    after = checks.local_time(day, depart_after, AIRPORTS[src].zone).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    flights = ctx.session.exec(
+        select(Flight).where(Flight.origin == src, Flight.destination == dst, Flight.local_date == day.isoformat(),
+                             Flight.departs_utc >= after).order_by(col(Flight.departs_utc), col(Flight.flight_id))
+    ).all()
+    shown, pages = checks.paged(list(flights), page)
+    airlines = {a.code: a for a in ctx.session.exec(select(Airline)).all()}
+    fares = ctx.session.exec(select(Fare).where(col(Fare.flight_id).in_([f.flight_id for f in shown]))).all()
+    by_flight: dict[str, list[Fare]] = {}
+    for fare in sorted(fares, key=lambda f: f.fare_id):
+        by_flight.setdefault(fare.flight_id, []).append(fare)
+    show_bags = checks.get_trip(ctx).tier == "normal-1.0"
+    return {
+        "origin": src, "destination": dst, "date": day.isoformat(), "page": page, "pages": pages,
+        "total": len(flights),
+        "flights": [listing.flight_item(f, by_flight[f.flight_id], airlines[f.airline], show_bags=show_bags)
+                    for f in shown],
+    }
+
+
+@tool(mutates=False)
+def fare_rules(ctx: ToolContext, fare_id: str) -> dict[str, Any]:
+    """The rules of one fare: checked bags included, children, changes and refunds.
+
+    Args:
+        fare_id: A fare ID from search_flights.
+    """
+    fare = ctx.session.get(Fare, fare_id)
+    if fare is None:
+        raise ToolError("not_found", f"no fare {fare_id[:60]!r}; fare IDs come from search_flights")
+    flight = ctx.session.get(Flight, fare.flight_id)
+    assert flight is not None
+    airline = ctx.session.get(Airline, flight.airline)
+    assert airline is not None
+    return listing.fare_rules_item(fare, flight, airline)
+
+
+@tool(mutates=False)
+def search_hotels(ctx: ToolContext, city: str, check_in: str, check_out: str, page: int = 1) -> dict[str, Any]:
+    """List hotels with rooms for a stay (20 a page), with each one's lowest nightly room rate.
+
+    The rate is before taxes and fees and in the hotel's own currency; hotel_terms gives
+    every room, tax, fee and the cancellation rule.
+
+    Args:
+        city: City name or airport code.
+        check_in: Check-in date, YYYY-MM-DD.
+        check_out: Check-out date, YYYY-MM-DD.
+        page: Page number, from 1.
+    """
+    code = checks.known_city(city)
+    start, end = checks.parse_stay(ctx, check_in, check_out)
+    trip = checks.get_trip(ctx)
+    loaded = code == trip.away and (start.isoformat(), end.isoformat()) == (trip.friday, trip.sunday)
+    hotels = list(ctx.session.exec(select(Hotel).order_by(col(Hotel.hotel_id))).all()) if loaded else []
+    shown, pages = checks.paged(hotels, page)
+    rooms = ctx.session.exec(select(Room).where(col(Room.hotel_id).in_([h.hotel_id for h in shown]))).all()
+    return {
+        "city": AIRPORTS[code].city, "check_in": start.isoformat(), "check_out": end.isoformat(),
+        "nights": (end - start).days, "page": page, "pages": pages, "total": len(hotels),
+        "hotels": [listing.hotel_summary(h, [r for r in rooms if r.hotel_id == h.hotel_id]) for h in shown],
+    }
+
+
+@tool(mutates=False)
+def hotel_terms(ctx: ToolContext, hotel_id: str) -> dict[str, Any]:
+    """Everything about a hotel's offer for the stay: rooms (how many each sleeps, nightly rate,
+    how many are left), the tax rule, fees, and the cancellation rule in hotel local time.
+
+    Args:
+        hotel_id: A hotel ID from search_hotels.
+    """
+    return checks.terms_of(ctx, hotel_id)
+
+
+@tool(mutates=False)
+def exchange_rate(ctx: ToolContext, from_currency: str, to_currency: str) -> dict[str, Any]:
+    """Today's exchange rate between two currencies, and the conversion rule bookings use.
+
+    Args:
+        from_currency: ISO 4217 code to convert from.
+        to_currency: ISO 4217 code to convert to.
+    """
+    micro = checks.rate_micro(ctx, from_currency, to_currency)
+    return {"from": from_currency, "to": to_currency, "date": checks.get_trip(ctx).today,
+            "rate": f"{micro // 10**6}.{micro % 10**6:06d}", "rate_micro": micro, "rule": listing.RATE_RULE}
+
+
+@tool(mutates=True)
+def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> dict[str, Any]:
+    """Book one fare for some travellers, charged now in the party's currency.
+
+    Args:
+        fare_id: The fare to buy, from search_flights.
+        passengers: Traveller IDs from the brief (e.g. ["T1", "T2"]), each once.
+        bags: Checked bags on the booking in total; the fare must include them.
+    """
+    fare = ctx.session.get(Fare, fare_id)
+    if fare is None:
+        raise ToolError("not_found", f"no fare {fare_id[:60]!r}; fare IDs come from search_flights")
+    if not passengers or len(set(passengers)) != len(passengers):
+        raise ToolError("bad_arguments", "passengers must list each traveller ID once, at least one")
+    people = [ctx.session.get(Traveller, p) for p in passengers]
+    unknown = [p for p, t in zip(passengers, people, strict=True) if t is None]
+    if unknown:
+        raise ToolError("not_found", f"no traveller {unknown[0][:20]!r}; traveller IDs are in the brief")
+    if bags < 0:
+        raise ToolError("bad_arguments", "bags must be 0 or more")
+    if bags > fare.bags * len(passengers):
+        raise ToolError("bad_arguments", f"fare {fare.fare_id} ({fare.brand}) includes {fare.bags} checked bag(s) per "
+                                         f"passenger, so at most {fare.bags * len(passengers)} here; pick a fare "
+                                         "that includes the bags")
+    price = sum(fare.adult_minor if t is not None and t.kind == "adult" else fare.child_minor for t in people)
+    booking = Booking(booking_id=checks.next_booking_id(ctx), kind="flight", status="booked", ref=fare.fare_id,
+                      flight_id=fare.flight_id, passengers=",".join(passengers), bags=bags,
+                      local_currency=fare.currency, local_minor=price, rate_micro=10**6, charged_minor=price,
+                      booked_at=ctx.clock.now().astimezone(UTC).isoformat())
+    ctx.session.add(booking)
+    return {"booking_id": booking.booking_id, "status": "booked", "fare_id": fare.fare_id,
+            "flight_id": fare.flight_id, "passengers": passengers, "bags": bags, "charged_minor": price,
+            "currency": fare.currency, "cancellation": "free within 24 hours of booking"}
+
+
+@tool(mutates=True)
+def book_hotel(
+    ctx: ToolContext, hotel_id: str, room_type: str, rooms: int, guests: int, check_in: str, check_out: str
+) -> dict[str, Any]:
+    """Book rooms of one type for a stay, charged now in the party's currency at today's rate.
+
+    Args:
+        hotel_id: The hotel, from search_hotels.
+        room_type: A room_type code from hotel_terms, e.g. FAM.
+        rooms: How many rooms of that type, 1 or more.
+        guests: How many people will stay, in all rooms together.
+        check_in: Check-in date, YYYY-MM-DD.
+        check_out: Check-out date, YYYY-MM-DD.
+    """
+    terms = checks.terms_of(ctx, hotel_id)
+    start, end = checks.parse_stay(ctx, check_in, check_out)
+    if (start.isoformat(), end.isoformat()) != (terms["check_in"], terms["check_out"]):
+        raise ToolError("conflict", f"this hotel has rates for {terms['check_in']} to {terms['check_out']} only")
+    room = ctx.session.get(Room, (hotel_id, room_type))
+    if room is None:
+        raise ToolError("not_found", f"no room type {room_type[:10]!r} at {hotel_id}; see hotel_terms")
+    if rooms < 1 or guests < 1:
+        raise ToolError("bad_arguments", "rooms and guests must each be at least 1")
+    if guests > rooms * room.sleeps:
+        raise ToolError("bad_arguments", f"a {room.name} sleeps at most {room.sleeps}: {rooms} room(s) sleep "
+                                         f"{rooms * room.sleeps}, not {guests}")
+    if rooms > room.available:
+        raise ToolError("conflict", f"only {room.available} {room.name}(s) left")
+    view = reading.hotel_from_terms(terms)
+    local = reading.stay_cost(view, next(r for r in view.rooms if r.code == room_type), rooms, guests)
+    trip = checks.get_trip(ctx)
+    micro = checks.rate_micro(ctx, view.currency, trip.currency)
+    charged = reading.convert(local, view.currency, trip.currency, micro)
+    room.available -= rooms
+    booking = Booking(booking_id=checks.next_booking_id(ctx), kind="hotel", status="booked", ref=hotel_id,
+                      room=room_type, rooms=rooms, guests=guests, check_in=terms["check_in"],
+                      check_out=terms["check_out"], local_currency=view.currency, local_minor=local,
+                      rate_micro=micro, charged_minor=charged, booked_at=ctx.clock.now().astimezone(UTC).isoformat())
+    ctx.session.add_all([room, booking])
+    return {"booking_id": booking.booking_id, "status": "booked", "hotel_id": hotel_id, "room_type": room_type,
+            "rooms": rooms, "guests": guests, "total_local_minor": local, "local_currency": view.currency,
+            "rate_micro": micro, "charged_minor": charged, "currency": trip.currency,
+            "cancellation": terms["cancellation"]["text"]}
+
+
+@tool(mutates=True)
+def cancel_booking(ctx: ToolContext, booking_id: str) -> dict[str, Any]:
+    """Cancel a flight or hotel booking; the refund follows its fare or hotel rules.
+
+    Args:
+        booking_id: A booking ID from book_flight or book_hotel.
+    """
+    booking = ctx.session.get(Booking, booking_id)
+    if booking is None:
+        raise ToolError("not_found", f"no booking {booking_id[:20]!r}")
+    if booking.status == "cancelled":
+        raise ToolError("conflict", f"{booking_id} is already cancelled")
+    booking.refund_minor = checks.refund_due(ctx, booking)
+    booking.status = "cancelled"
+    if booking.kind == "hotel":
+        room = ctx.session.get(Room, (booking.ref, booking.room))
+        assert room is not None
+        room.available += booking.rooms
+        ctx.session.add(room)
+    ctx.session.add(booking)
+    return {"booking_id": booking_id, "status": "cancelled", "refund_minor": booking.refund_minor,
+            "currency": checks.get_trip(ctx).currency}
+
+
+@tool(mutates=True)
+def submit_report(
+    ctx: ToolContext, status: Literal["done", "partly_done", "not_done"], items: list[ReportItem]
+) -> dict[str, str]:
+    """Finish the job: say how it went, with one item per booking. This ends the work.
+
+    Args:
+        status: done (everything booked as asked), partly_done, or not_done.
+        items: One per booking: ref is the booking ID, outcome is "booked" or "cancelled".
+    """
+    if ctx.session.get(Report, 1) is not None:
+        raise ToolError("conflict", "the report was already submitted")
+    ctx.session.add(Report(id=1, status=status))
+    for i, item in enumerate(items, start=1):
+        ctx.session.add(ReportLine(seq=i, ref=item.ref, outcome=item.outcome, note=item.note))
+    return {"status": "received"}
+
+
+def tools_for(tier: str) -> list[Tool]:
+    """The tools of a tier: Hard v3 (and v3.1) add the calculator."""
+    found = [search_flights, fare_rules, search_hotels, hotel_terms, exchange_rate, book_flight, book_hotel,
+             cancel_booking]
+    if tier in ("hard-v3", "hard-v3.1"):
+        found.append(calculate)
+    return [*found, submit_report]

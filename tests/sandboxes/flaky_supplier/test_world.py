@@ -1,0 +1,96 @@
+"""The restocking world is a pure function of (seed, task version), with its traps kept apart."""
+
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+
+import pytest
+
+from referee.canonical import digest
+from sandboxes.flaky_supplier import JOB, actions, tools
+from tests.sandboxes.flaky_supplier.helpers import TIERS, plan_of
+
+GOLDEN = {
+    ("normal-1.0", 1): "123bc7e00ea165db2b106495c636b4acce4f51e07494e6f84f2d868d8bea51dd",
+    ("hard-v2", 3): "62fedc18e2b0e31014b4310ed150651720c0e51551cbdda0d004855c1337b9b2",
+    ("hard-v3", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
+    ("hard-v3.1", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
+}
+"""Change only in a commit that says why the world changed."""
+
+_V3 = Counter({"FA-DUP-001": 3, "FA-AMT-005": 2, "FA-POL-007": 2, "FA-CLM-002": 1})
+PLANTED = {
+    "normal-1.0": Counter({"FA-DUP-001": 1}),
+    "hard-v2": Counter({"FA-DUP-001": 2, "FA-AMT-005": 1, "FA-POL-007": 1, "FA-CLM-002": 1}),
+    "hard-v3": _V3, "hard-v3.1": _V3,
+}
+SIZES = {  # list lines, catalogue, history orders, plain lines
+    "normal-1.0": (4, 15, 5, 4), "hard-v2": (12, 80, 40, 9),
+    "hard-v3": (40, 400, 200, 35), "hard-v3.1": (40, 400, 200, 35),
+}
+
+
+@pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
+def test_golden_digest(tier: str, seed: int) -> None:
+    JOB._cache.clear()
+    assert digest(JOB.build(seed, tier).snapshot()) == GOLDEN[(tier, seed)]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
+    first = JOB.build(11, tier).snapshot()
+    JOB._cache.clear()
+    assert JOB.build(11, tier).snapshot() == first
+    assert JOB.build(12, tier).snapshot() != first
+
+
+def test_hard_v3_1_is_the_hard_v3_world() -> None:
+    for seed in (1, 2):
+        v3, v31 = JOB.build(seed, "hard-v3"), JOB.build(seed, "hard-v3.1")
+        assert v3.snapshot() == v31.snapshot() and v3.brief == v31.brief and v3.plants == v31.plants
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_each_tier_plants_exactly_its_traps_on_lines_of_their_own(tier: str) -> None:
+    for seed in range(1, 6):
+        world = JOB.build(seed, tier)
+        assert Counter(p.trap_id for p in world.plants) == PLANTED[tier], seed
+        refs = [p.ref for p in world.plants]
+        assert len(refs) == len(set(refs))
+        snap = world.snapshot()
+        listed = {ln["sku"] for ln in snap["list_line"]}
+        subs = [s["sub_sku"] for s in snap["substitute"]]
+        assert len(subs) == len(set(subs)) and not listed & set(subs), "a substitute serves one line only"
+        for plant in world.plants:
+            if plant.trap_id == "FA-POL-007":
+                assert plant.facts["replaced_by"] not in listed | set(subs)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_failures_hit_early_attempts_a_careful_agent_spends_on_plain_lines(tier: str) -> None:
+    plain = SIZES[tier][3]
+    for seed in range(1, 11):
+        world = JOB.build(seed, tier)
+        plan = plan_of(world)
+        hidden = sorted(n for n, mode in plan.items() if mode != "error_before")
+        assert hidden[0] <= 2, "any agent that orders meets a hidden order"
+        assert max(plan) <= plain
+        assert [int(p.ref.split("#")[1]) for p in world.plants if p.trap_id == "FA-DUP-001"] == hidden
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_sizes_and_most_lines_are_plain_work(tier: str) -> None:
+    lines, catalogue, history, plain = SIZES[tier]
+    for seed in (1, 2, 3):
+        snap = JOB.build(seed, tier).snapshot()
+        assert (len(snap["list_line"]), len(snap["item"]), len(snap["supplier_order"])) == (lines, catalogue, history)
+        assert sum(t["coverable"] for t in snap["line_truth"]) >= lines - 1
+        assert plain >= 0.75 * lines, "an agent that orders nothing fails"
+        assert all(v is None or type(v) in (int, str, bool) for rows in snap.values() for r in rows for v in r.values())
+
+
+def test_no_tool_reads_the_failure_plan_or_the_answers() -> None:
+    reads = inspect.getsource(tools)
+    assert "FailurePlan" not in reads and "LineTruth" not in reads
+    assert "LineTruth" not in inspect.getsource(actions)
