@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from referee.errors import KeyFileError
+from referee.canonical import strict_loads
+from referee.errors import KeyFileError, LogCorrupt
 from referee.home import db_url, keyring, keys_dir
 from referee.keys import Period, load_periods
-from referee.log import BoutLog
+from referee.log import BoutLog, parse_log
 from referee.replay import reproduce
 from referee.signing import Keyring
 from referee.verify import Check, verify_bytes, verify_path
@@ -50,6 +51,11 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tup
             # An unknown key is undecidable (exit 2) but must never read as a pass.
             label = "NOT VERIFIED" if "unknown key" in check.reason else "CANNOT VERIFY"
             line = f"{label}: {check.reason}"
+            untrusted = _untrusted_log(path) if replay and "unknown key" in check.reason else None
+            if untrusted is not None:  # still show what the foreign signer changed
+                rep = reproduce(untrusted)
+                if rep.status == "diverged":
+                    code, line = 1, f"{line}; replay: NOT REPRODUCED: {rep.reason}"
         elif not replay:
             line = "Verified"
         else:
@@ -61,6 +67,18 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tup
         lines.append(f"{path}: {line}")
         worst = max(worst, code, key=_SEVERITY.__getitem__)
     return lines, worst
+
+
+def _untrusted_log(path: Path) -> BoutLog | None:
+    """The log inside an envelope we cannot verify, for replay to compare; never trusted."""
+    import base64
+    import binascii
+
+    try:
+        doc = strict_loads(path.read_bytes())
+        return parse_log(base64.b64decode(doc["payload"], validate=True))
+    except (OSError, LogCorrupt, KeyError, TypeError, binascii.Error):
+        return None
 
 
 def _load(target: str, keys: list[Path] | None, db: str | None) -> Check:

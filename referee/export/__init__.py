@@ -7,6 +7,7 @@ nothing in it reads the wall clock, so the same store exports the same bytes.
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +18,6 @@ from sqlmodel import Session, select
 
 from catalog import load_catalog
 from referee.boards import failure_modes, leaderboard
-from referee.bout import write_atomic
 from referee.canonical import sha256_hex
 from referee.export import citation, manifest
 from referee.export.rows import (
@@ -101,6 +101,16 @@ def _seeds(store: Store, rows: Sequence[DatasetRow]) -> dict[str, dict[str, list
     return seeds
 
 
+def _write_tree(out: Path, files: dict[str, bytes]) -> None:
+    """Write every file, then sync once: an export can always be made again from the store,
+    so a sync per file (3 ms each, 100,000 logs) buys nothing."""
+    for name, data in files.items():
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    os.sync()
+
+
 def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, periods: dict[str, Period],
                    season: str | None = None) -> ExportResult:
     """Write the dataset for one season (or every bout) into the empty folder ``out``.
@@ -161,7 +171,6 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     signature = manifest.sign_manifest(statement, key)
     files[manifest.MANIFEST], files[manifest.SIGNATURE] = statement, signature
     files[manifest.SUMS] = manifest.sums(files)
-    for name, data in files.items():
-        write_atomic(out / name, data)
+    _write_tree(out, files)
     return ExportResult(out, len(rows), len(files), {n: s["merkle_root"] for n, s in seasons.items()})
 

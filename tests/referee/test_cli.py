@@ -180,3 +180,24 @@ def test_demo_runs_every_job_and_tier_verifies_and_prints_both_boards(arena_home
     assert "Leaderboard" in out and "Failure modes" in out
     assert "scripted:oracle" in out and "scripted:naive" in out
     assert (arena_home / "arena.db").exists() and (arena_home / "keys" / "arena.pub").exists()
+
+
+def test_replay_shows_the_edit_in_a_log_resigned_by_a_stranger(tmp_path: Path) -> None:
+    from referee.home import keyring
+    from referee.signing import ArenaKey
+    from referee.verify import verify_bytes
+    from tests.referee.test_replay import resigned
+
+    path = Path(str(_run(tmp_path / "logs")[0]["log_path"]))
+    log = verify_bytes(path.read_bytes(), keyring()).log
+    assert log is not None
+
+    def edit(events: list[dict[str, object]]) -> None:
+        events[2]["data"]["result"] = {"value": 3}  # type: ignore[index]
+
+    forged = tmp_path / "forged.bout.json"
+    forged.write_bytes(resigned(log, edit, ArenaKey(bytes(range(32)))))
+    code, out = arena("verify", str(forged))
+    assert code == 2 and "NOT VERIFIED: signed by unknown key" in out
+    code, out = arena("replay", str(forged))
+    assert code == 1 and "unknown key" in out and "NOT REPRODUCED: event 2" in out
