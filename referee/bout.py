@@ -4,91 +4,92 @@ This loop is the only owner of wall-clock time (log metadata) and knows no job b
 name: it builds whatever `get_job` returns, stops when the agent calls the job's
 `submit_report`, stops the agent or a cap is reached, and judges the world as it
 stands then.
+
+A bout is never voided. When the provider rate-limits or fails past its retries, or
+the runner's deadline comes, the bout pauses: a ``pause`` event closes its log so
+far, and `referee.resume` later rebuilds it from that log and plays on (ADR 0022).
+The loop is async so many model bouts can wait on their providers at once; scripted
+agents are driven through the same loop unchanged.
 """
 
 from __future__ import annotations
 
-import math
-import os
+import asyncio
+import dataclasses
+import hashlib
 import secrets
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from catalog import load_catalog
-from referee.agents import Agent, make_agent
+from catalog import Caps, RulesVersion, load_catalog
+from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, make_agent
+from referee.agents.base import loggable
+from referee.agents.http import ProviderDown
 from referee.canonical import digest, sanitize_text, sha256_hex
-from referee.judge import Verdict, judge
+from referee.errors import ProviderError, RateLimited, ResumeError
+from referee.judge import judge
 from referee.log import LogWriter, utc_now
+from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
 from referee.signing import ArenaKey, envelope_bytes, sign_envelope
+from referee.worklog import WorkLog, write_atomic
 from sandboxes import get_job
-from sandboxes.kit.policy import Observation
+from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
-__all__ = ["END_TOOL", "BoutRecord", "BoutSpec", "run_bout", "write_atomic"]
+__all__ = [
+    "END_TOOL", "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "loggable", "play_out",
+    "run_bout", "run_bout_async", "write_atomic",
+]
 
 END_TOOL = "submit_report"
 """Every job ends with this tool; a successful call ends the bout."""
 
-_MAX_SAFE = 2**53 - 1
+
+class _Pause(Exception):
+    def __init__(self, reason: PauseReason, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.reason: PauseReason = reason
+        self.retry_after = retry_after
 
 
-@dataclass(frozen=True)
-class BoutSpec:
-    """What fixes a bout: agent, job, task version (slug), seed, attempt, rules version."""
-
-    agent: str
-    job: str
-    task_version: str
-    seed: int
-    attempt: int
-    rules_version: str
-    season: str = ""
-
-
-@dataclass(frozen=True)
-class BoutRecord:
-    """A finished bout: its verdict, counts and the signed log."""
+@dataclass
+class Bout:
+    """A bout in progress: its world, log and agent, and how far it has got."""
 
     bout_id: str
     spec: BoutSpec
-    variant: str
+    world: World
+    rules: RulesVersion
+    caps: Caps
     task_version_name: str
-    verdict: Verdict
-    turns: int
-    tool_calls: int
-    tokens: int
+    writer: LogWriter
+    driver: Driver
     started_at: str
-    finished_at: str
-    log_sha256: str
-    key_id: str
-    envelope: bytes
-    path: Path | None = None
+    work: WorkLog | None = None
+    turns: int = 0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    call_seq: dict[int, int] = field(default_factory=dict)
+    pending: list[Call] = field(default_factory=list)
+    results: list[ToolOutcome] = field(default_factory=list)
+    stopped: str | None = None
 
 
-def loggable(value: Any) -> Any:
-    """Make what an agent sent safe for canonical JSON without hiding what it was."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return value if abs(value) <= _MAX_SAFE else str(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, str):
-        return sanitize_text(value)
-    if isinstance(value, list | tuple):
-        return [loggable(v) for v in value]
-    if isinstance(value, dict):
-        return {sanitize_text(str(k)): loggable(v) for k, v in value.items()}
-    return sanitize_text(repr(value))
+def sample_seed(spec: BoutSpec) -> int:
+    """The model's sampling seed (where the API has one): fixed per bout, different per attempt."""
+    text = f"{spec.job}/{spec.task_version}/{spec.seed}/{spec.attempt}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
 
 
 _digests: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 
-def _world_digests(world: World) -> tuple[str, str, str]:
+def world_digests(world: World) -> tuple[str, str, str]:
     """World, tools and brief digests; the same for every bout of one seeded variant."""
     key = (world.job, world.task_version, world.seed)
     if key not in _digests:
@@ -102,38 +103,21 @@ def _world_digests(world: World) -> tuple[str, str, str]:
     return _digests[key]
 
 
-def run_bout(
-    spec: BoutSpec,
-    key: ArenaKey,
-    *,
-    agent: Agent | None = None,
-    out_dir: Path | None = None,
-    work_dir: Path | None = None,
-    now: Callable[[], str] = utc_now,
-) -> BoutRecord:
-    """Run, judge and sign one bout.
-
-    ``work_dir`` keeps a JSON Lines working log while the bout runs (synced per event
-    for non-scripted agents); ``out_dir`` receives ``<bout_id>.bout.json``, the signed
-    envelope.
-    """
+def _open(
+    spec: BoutSpec, key: ArenaKey, agent: Agent | ModelAgent | None, options: AgentOptions | None,
+    work_dir: Path | None, now: Callable[[], str],
+) -> Bout:
     catalog = load_catalog()
     rules = catalog.rules(spec.rules_version)
     tv = catalog.task_version(spec.task_version)
-    caps = rules.caps_for(tv.slug)
     job = get_job(spec.job)
+    driver = drive(agent or make_agent(spec.agent, job, options, seed=sample_seed(spec)))
     world = job.build(spec.seed, tv.slug)
-    agent = agent or make_agent(spec.agent, job)
     bout_id = "b-" + secrets.token_hex(8)
-    scripted = spec.agent.startswith("scripted:")
-    writer = LogWriter(
-        path=None if work_dir is None else work_dir / f"{bout_id}.log.jsonl",
-        sync_each=not scripted,
-        now=now,
-    )
-    world_digest, tools_digest, brief_digest = _world_digests(world)
+    caps = rules.caps_for(tv.slug)
+    world_digest, tools_digest, brief_digest = world_digests(world)
     started_at = now()
-    writer.append("bout.header", {
+    header: dict[str, Any] = {
         "bout_id": bout_id, "season": spec.season, "agent": spec.agent, "job": spec.job,
         "variant": world.variant, "task_version": tv.name, "task_version_slug": tv.slug,
         "rules_version": rules.version, "seed": spec.seed, "attempt": spec.attempt,
@@ -141,86 +125,202 @@ def run_bout(
         "world_digest": world_digest, "tools_digest": tools_digest, "brief_digest": brief_digest,
         "brief": world.brief, "traps_planted": world.planted(), "key_id": key.key_id,
         "started_at": started_at,
-    })
+    }
+    if driver.params is not None:
+        header["model"] = loggable(driver.params)
+    sync_each = not spec.agent.startswith("scripted:")
+    work = None
+    if work_dir is None:
+        writer = LogWriter(sync_each=sync_each, now=now)
+    else:  # created just before the header goes in, so a crash rarely leaves an empty file
+        work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now)
+    writer.append("bout.header", header)
+    driver.start(Observation(world.brief, world.toolbox.specs()))
+    return Bout(bout_id, spec, world, rules, caps, tv.name, writer, driver, started_at, work)
+
+
+async def run_bout_async(
+    spec: BoutSpec,
+    key: ArenaKey,
+    *,
+    agent: Agent | ModelAgent | None = None,
+    options: AgentOptions | None = None,
+    out_dir: Path | None = None,
+    work_dir: Path | None = None,
+    now: Callable[[], str] = utc_now,
+    deadline: float | None = None,
+    keep_work_log: bool = False,
+) -> BoutRecord | Paused:
+    """Run, judge and sign one bout, or pause it.
+
+    ``work_dir`` keeps a JSON Lines working log while the bout runs (synced per event
+    for non-scripted agents); ``out_dir`` receives ``<bout_id>.bout.json``, the signed
+    envelope. ``deadline`` is a `time.monotonic` instant after which the bout pauses.
+    ``keep_work_log`` leaves the finished bout's working log for the caller to discard
+    once the bout is stored.
+    """
+    bout = _open(spec, key, agent, options, work_dir, now)
+    return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)
+
+
+def run_bout(
+    spec: BoutSpec,
+    key: ArenaKey,
+    *,
+    agent: Agent | ModelAgent | None = None,
+    options: AgentOptions | None = None,
+    out_dir: Path | None = None,
+    work_dir: Path | None = None,
+    now: Callable[[], str] = utc_now,
+) -> BoutRecord:
+    """`run_bout_async` for callers without an event loop.
+
+    Raises:
+        BoutPaused: the bout could not finish now (a model agent's provider failed).
+    """
+    outcome = asyncio.run(run_bout_async(spec, key, agent=agent, options=options, out_dir=out_dir,
+                                         work_dir=work_dir, now=now))
+    if isinstance(outcome, Paused):
+        raise BoutPaused(outcome)
+    return outcome
+
+
+async def play_out(
+    bout: Bout, key: ArenaKey, *, out_dir: Path | None, now: Callable[[], str], deadline: float | None,
+    keep_work_log: bool,
+) -> BoutRecord | Paused:
+    """Play a started (or resumed) bout to its verdict, or pause it."""
+    outcome: BoutRecord | Paused | None = None
     try:
-        turns, calls, tokens, stopped, call_seq = _play(world, agent, writer, caps.turns, caps.tool_calls)
-        verdict = judge(world, rules)
-        end_digest = digest(world.snapshot())
+        try:
+            stopped = bout.stopped or await _play(bout, deadline)
+        except RateLimited as err:
+            outcome = _pause(bout, _Pause("rate_limited", str(err), err.retry_after))
+        except ProviderDown as err:
+            outcome = _pause(bout, _Pause("provider_down", str(err)))
+        except ProviderError as err:
+            outcome = _pause(bout, _Pause("provider_error", str(err)))
+        except _Pause as pause:
+            outcome = _pause(bout, pause)
+        else:
+            outcome = finish(bout, key, stopped, out_dir=out_dir, now=now, keep_work_log=keep_work_log)
+        return outcome
     finally:
-        world.db.close()
-    finished_at = now()
-    result = verdict.as_json()
-    for finding in result["findings"]:
-        finding["events"] = [call_seq[i] for i in finding["calls"] if i in call_seq]
-    writer.append("bout.result", {
-        **result, "end_state_digest": end_digest, "stopped": stopped, "turns": turns,
-        "tool_calls": calls, "tokens": tokens, "finished_at": finished_at,
-    })
-    writer.close()
-    document = writer.document()
-    envelope = envelope_bytes(sign_envelope(key, document))
-    path = None
-    if out_dir is not None:
-        path = out_dir / f"{bout_id}.bout.json"
-        write_atomic(path, envelope)
-    if writer.path is not None:
-        writer.path.unlink()
-    return BoutRecord(
-        bout_id=bout_id, spec=spec, variant=world.variant, task_version_name=tv.name,
-        verdict=verdict, turns=turns, tool_calls=calls, tokens=tokens, started_at=started_at,
-        finished_at=finished_at, log_sha256=sha256_hex(document), key_id=key.key_id,
-        envelope=envelope, path=path,
-    )
+        bout.writer.close()  # an unexpected error leaves the log so far on disk, resumable
+        if bout.work is not None and not (isinstance(outcome, BoutRecord) and outcome.work_log is bout.work):
+            bout.work.release()  # a kept log stays locked until the runner has stored the bout
+        bout.world.db.close()
+        await bout.driver.aclose()
 
 
-def _play(
-    world: World, agent: Agent, writer: LogWriter, max_turns: int, max_calls: int
-) -> tuple[int, int, int, str, dict[int, int]]:
-    """The agent <-> tools loop. Returns turns, calls, tokens, why it stopped, call -> event seq."""
-    agent.start(Observation(world.brief, world.toolbox.specs()))
-    turns = calls = tokens = 0
-    call_seq: dict[int, int] = {}
-    results: list[ToolOutcome] = []
+async def _play(bout: Bout, deadline: float | None) -> str:
+    """The agent <-> tools loop; returns why it stopped. Raises `_Pause` at the deadline."""
+    world, writer, caps = bout.world, bout.writer, bout.caps
     while True:
-        if turns >= max_turns:
-            writer.append("cap.reached", {"cap": "turns", "limit": max_turns})
-            return turns, calls, tokens, "cap", call_seq
-        turn = agent.next_turn(results)
-        turns += 1
-        tokens += turn.usage.input_tokens + turn.usage.output_tokens
-        writer.append("model.turn", {
-            "turn": turns, "text": sanitize_text(turn.text),
-            "calls": [{"name": loggable(c.name), "args": loggable(c.args)} for c in turn.calls],
-            "usage": {"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens},
-        })
-        if not turn.calls:
-            return turns, calls, tokens, "agent_stopped", call_seq
-        results = []
-        for call in turn.calls:
-            if calls >= max_calls:
-                writer.append("cap.reached", {"cap": "tool_calls", "limit": max_calls})
-                return turns, calls, tokens, "cap", call_seq
+        while bout.pending:
+            call = bout.pending.pop(0)
+            if bout.calls >= caps.tool_calls:
+                writer.append("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
+                return "cap"
             outcome = world.toolbox.call(call.name, call.args)
             record = world.toolbox.history[-1]
-            calls += 1
-            call_seq[record.index] = writer.append("tool", {
+            bout.calls += 1
+            bout.call_seq[record.index] = writer.append("tool", {
                 "call": record.index, "name": loggable(record.name), "args": loggable(record.args),
                 "mutates": record.mutates, "forbidden": record.forbidden,
                 **loggable(outcome.as_json()),
             })
-            results.append(outcome)
+            bout.results.append(outcome)
             if call.name == END_TOOL and outcome.ok:
-                return turns, calls, tokens, "report", call_seq
+                return "report"
+        if bout.turns >= caps.turns:
+            writer.append("cap.reached", {"cap": "turns", "limit": caps.turns})
+            return "cap"
+        turn = await _next_turn(bout, deadline)
+        bout.turns += 1
+        bout.input_tokens += turn.usage.input_tokens
+        bout.output_tokens += turn.usage.output_tokens
+        writer.append("model.turn", {"turn": bout.turns, **turn.as_log()})
+        if not turn.calls:
+            return "agent_stopped"
+        bout.pending, bout.results = list(turn.calls), []
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a whole file so a crash leaves either the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+async def _next_turn(bout: Bout, deadline: float | None) -> Any:
+    if deadline is None:
+        return await bout.driver.next_turn(bout.results)
+    if time.monotonic() >= deadline:
+        raise _Pause("deadline", "the runner's deadline came before the next turn")
     try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        async with asyncio.timeout_at(deadline):
+            return await bout.driver.next_turn(bout.results)
+    except TimeoutError:
+        raise _Pause("deadline", "the runner's deadline came during a model turn") from None
+
+
+def _pause(bout: Bout, pause: _Pause) -> Paused:
+    after = None if pause.retry_after is None else int(pause.retry_after * 1000)
+    detail = sanitize_text(str(pause))[:500]
+    bout.writer.append("pause", {
+        "reason": pause.reason, "detail": detail, "retry_after_ms": after,
+        "turns": bout.turns, "tool_calls": bout.calls,
+    })
+    bout.writer.close()
+    return Paused(bout.bout_id, bout.spec, pause.reason, detail, pause.retry_after, bout.turns, bout.calls,
+                  b"".join(line + b"\n" for line in bout.writer.lines),
+                  None if bout.work is None else bout.work.path)
+
+
+def cost_of(bout: Bout) -> int | None:
+    price = (bout.driver.params or {}).get("price")
+    if price is None:
+        return None
+    return Price.from_json(price).cost_micros(bout.input_tokens, bout.output_tokens)
+
+
+def finish(
+    bout: Bout, key: ArenaKey, stopped: str, *, out_dir: Path | None, now: Callable[[], str],
+    keep_work_log: bool, logged: dict[str, Any] | None = None,
+) -> BoutRecord:
+    """Judge the world as it stands, close the log with its result, sign it.
+
+    ``logged`` is a result already in the log (a bout that finished but was never
+    stored): the verdict is judged again and must match it, and nothing is appended.
+    """
+    world = bout.world
+    verdict = judge(world, bout.rules)
+    end_digest = digest(world.snapshot())
+    findings = [{**f, "events": [bout.call_seq[i] for i in f["calls"] if i in bout.call_seq]}
+                for f in verdict.findings]
+    verdict = dataclasses.replace(verdict, findings=findings)  # each finding names its log events
+    result = verdict.as_json()
+    cost = cost_of(bout)
+    full = {
+        **result, "end_state_digest": end_digest, "stopped": stopped, "turns": bout.turns,
+        "tool_calls": bout.calls, "tokens": bout.input_tokens + bout.output_tokens,
+        "usage": {"input_tokens": bout.input_tokens, "output_tokens": bout.output_tokens},
+        "cost_micro_usd": cost,
+    }
+    if logged is None:
+        full["finished_at"] = now()
+        bout.writer.append("bout.result", full)
+    elif any(logged.get(k) != v for k, v in full.items() if k in logged) or "passed" not in logged:
+        raise ResumeError(f"bout {bout.bout_id}: the rebuilt world does not give the logged result")
+    finished_at = bout.writer.events[-1]["data"]["finished_at"]
+    bout.writer.close()
+    document = bout.writer.document()
+    envelope = envelope_bytes(sign_envelope(key, document))
+    path = None
+    if out_dir is not None:
+        path = out_dir / f"{bout.bout_id}.bout.json"
+        write_atomic(path, envelope)
+    work = bout.work
+    if work is not None and not keep_work_log:
+        work.discard()
+        work = None
+    return BoutRecord(
+        bout_id=bout.bout_id, spec=bout.spec, variant=world.variant, task_version_name=bout.task_version_name,
+        verdict=verdict, turns=bout.turns, tool_calls=bout.calls, tokens=bout.input_tokens + bout.output_tokens,
+        started_at=bout.started_at, finished_at=finished_at, log_sha256=sha256_hex(document),
+        key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
+    )

@@ -7,8 +7,10 @@ input exits non-zero with a one-line message; an unexpected error in `verify` ex
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -25,6 +27,11 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 KeyOpt = Annotated[list[Path] | None, typer.Option(help="Public key file or folder (default: ARENA_HOME/keys).")]
 DbOpt = Annotated[str | None, typer.Option(help="SQLAlchemy URL (default: $ARENA_DB_URL or SQLite in ARENA_HOME).")]
 LogsArg = Annotated[list[Path], typer.Argument(help="Signed bout logs (*.bout.json).")]
+ConcurrencyOpt = Annotated[int, typer.Option(min=1, max=1024, help="Bouts at once.")]
+DeadlineOpt = Annotated[str | None, typer.Option(help="Pause what is still running after this long: 90s, 30m, 2h.")]
+BaseUrlOpt = Annotated[str | None, typer.Option(
+    help="Model API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the provider's).")]
+RateOpt = Annotated[float | None, typer.Option(help="At most this many requests per second per provider.")]
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -135,7 +142,8 @@ def world(
 
 @app.command()
 def run(
-    agent: Annotated[list[str], typer.Option(help="scripted:oracle, scripted:naive, scripted:springer:FA-…")],
+    agent: Annotated[list[str], typer.Option(
+        help="scripted:oracle, scripted:naive, scripted:springer:FA-…, openai:MODEL, anthropic:MODEL")],
     job: Annotated[str, typer.Option(help="A job slug, or all.")] = "all",
     tier: Annotated[str, typer.Option(help="A task version slug, or all.")] = "all",
     seeds: Annotated[str, typer.Option(help="Seeds: 1,2,3 or ranges like 1-20.")] = "1",
@@ -143,22 +151,81 @@ def run(
     rules: Annotated[str | None, typer.Option(help="Rules version (default: current).")] = None,
     db: DbOpt = None,
     out: Annotated[Path | None, typer.Option(help="Write DIR/<bout_id>.bout.json.")] = None,
+    concurrency: ConcurrencyOpt = 1,
+    deadline: DeadlineOpt = None,
+    base_url: BaseUrlOpt = None,
+    price_table: Annotated[Path | None, typer.Option(help="Prices per million tokens (TOML or JSON).")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0, max=2, help="Model temperature.")] = None,
+    max_tokens: Annotated[int, typer.Option(min=1, max=1_000_000, help="Token limit per model turn.")] = 4096,
+    rate: RateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run bouts, sign each log, store it."""
-    from referee.bout import BoutRecord
+    """Run bouts, sign each log, store it. Bouts hit by a rate limit, an outage or the deadline pause."""
     from referee.errors import ArenaError
-    from referee.home import db_url, ensure_key
-    from referee.runner import parse_seeds, plan_bouts, run_bouts
+    from referee.home import arena_home, db_url, ensure_key
+    from referee.runner import model_options, parse_duration, parse_seeds, plan_bouts, run_bouts
     from referee.store import Store
     from sandboxes import UnknownJob
 
     try:
         specs = plan_bouts(agent, [job], [tier], parse_seeds(seeds), attempts, rules)
+        options = model_options(agent, base_url, temperature, max_tokens, price_table, rate)
+        limit = parse_duration(deadline) if deadline else None
+        key = ensure_key()
     except (ArenaError, UnknownJob, ValueError) as err:
         _fail(str(err))
+    store = Store(db_url(db))
+    try:
+        with _progress(len(specs)) as progress:
+            run_bouts(specs, key, store=store, out_dir=out, on_done=_shower(as_json), concurrency=concurrency,
+                      deadline=limit, work_dir=arena_home() / "work", options=options,
+                      on_paused=_pause_shower(as_json), on_progress=progress)
+    finally:
+        store.close()
 
-    def show(r: BoutRecord) -> None:
+
+@app.command()
+def resume(
+    db: DbOpt = None,
+    out: Annotated[Path | None, typer.Option(help="Write DIR/<bout_id>.bout.json.")] = None,
+    concurrency: ConcurrencyOpt = 1,
+    deadline: DeadlineOpt = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Carry on every paused or interrupted bout from its log; exit 1 if a log and its world disagree."""
+    from referee.agents import AgentOptions
+    from referee.errors import ArenaError
+    from referee.home import arena_home, db_url, ensure_key
+    from referee.runner import parse_duration, resume_bouts
+    from referee.store import Store
+
+    failed: list[str] = []
+    try:
+        limit = parse_duration(deadline) if deadline else None
+        key = ensure_key()
+    except (ArenaError, ValueError) as err:
+        _fail(str(err))
+    store = Store(db_url(db))
+    try:
+        with _progress(None) as progress:
+            done = resume_bouts(key, arena_home() / "work", store, out, _shower(as_json), concurrency=concurrency,
+                                deadline=limit, options=AgentOptions(base_url=base_url, rate=rate),
+                                on_paused=_pause_shower(as_json), on_progress=progress,
+                                on_failed=lambda bout_id, why: failed.append(f"{bout_id}: {why}"))
+    finally:
+        store.close()
+    for line in failed:
+        typer.echo(f"error: cannot resume {line}", err=True)
+    if not as_json:
+        typer.echo(f"{len(done)} bouts finished")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _shower(as_json: bool) -> Any:
+    def show(r: Any) -> None:
         if as_json:
             _echo_json(_bout_line(r))
         else:
@@ -166,16 +233,38 @@ def run(
             verdict = "PASS" if r.verdict.passed else "FAIL"
             typer.echo(f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} "
                        f"#{r.spec.attempt}: {verdict} {r.verdict.score_bp / 100:.1f} ({sprung})")
+    return show
 
-    try:
-        key = ensure_key()
-    except ArenaError as err:
-        _fail(str(err))
-    store = Store(db_url(db))
-    try:
-        run_bouts(specs, key, store=store, out_dir=out, on_done=show)
-    finally:
-        store.close()
+
+def _pause_shower(as_json: bool) -> Any:
+    def show(p: Any) -> None:
+        if as_json:
+            _echo_json({"bout_id": p.bout_id, "agent": p.spec.agent, "job": p.spec.job, "seed": p.spec.seed,
+                        "attempt": p.spec.attempt, "paused": p.reason, "detail": p.detail})
+        else:
+            typer.echo(f"{p.bout_id} {p.spec.agent} {p.spec.job} seed {p.spec.seed} #{p.spec.attempt}: "
+                       f"PAUSED ({p.reason}: {p.detail}); `arena resume` carries it on")
+    return show
+
+
+@contextlib.contextmanager
+def _progress(total: int | None) -> Iterator[Any]:
+    """A bar on stderr (done, paused, running) when it is a terminal; nothing when piped."""
+    from rich.console import Console
+    from rich.progress import Progress, TextColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda _p: None
+        return
+    with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[counts]}"), console=console,
+                  transient=True) as bar:
+        task = bar.add_task("bouts", total=total, counts="")
+
+        def update(p: Any) -> None:
+            bar.update(task, total=p.total, completed=p.done,
+                       counts=f"done {p.done}  paused {p.paused}  running {p.running}")
+        yield update
 
 
 def _bout_line(r: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@
      ├── SignatureInvalid (ValueError)  the signature does not verify over the stored bytes
      ├── Unverifiable                   cannot decide: no such file, not a log, unknown key
      ├── KeyFileError (PermissionError) a key file missing, unreadable, malformed or readable by others
+     ├── ResumeError (ValueError)       a paused bout's log and its rebuilt world (or agent) disagree
      └── ProviderError                  a model provider failed past its retries
           └── RateLimited               the provider said slow down (carries retry_after)
 
@@ -16,7 +17,7 @@ Messages never carry key material or provider API keys.
 from __future__ import annotations
 
 __all__ = [
-    "ArenaError", "KeyFileError", "LogCorrupt", "ProviderError", "RateLimited",
+    "ArenaError", "KeyFileError", "LogCorrupt", "ProviderError", "RateLimited", "ResumeError",
     "SignatureInvalid", "UnknownAgent", "UnknownVersion", "Unverifiable",
 ]
 
@@ -46,6 +47,10 @@ class Unverifiable(ArenaError):
 
 
 class KeyFileError(ArenaError, PermissionError):
+    pass
+
+
+class ResumeError(ArenaError, ValueError):
     pass
 
 

@@ -2,25 +2,33 @@
 
 Planning validates everything up front (agents, jobs, task versions, rules), so a
 typo fails before the first bout rather than halfway through a run.
+
+Running is `referee.pool`'s: K bouts at once, pauses waited on and resumed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from catalog import CatalogError, load_catalog
-from referee.agents import validate_agent
-from referee.bout import BoutRecord, BoutSpec, run_bout
-from referee.errors import UnknownVersion
+from referee.agents import AgentOptions, needs_key, validate_agent
+from referee.agents.prices import load_prices
+from referee.bout import BoutRecord, BoutSpec, Paused
+from referee.errors import UnknownAgent, UnknownVersion
+from referee.pool import BoutPool, RunProgress, RunSettings, collect
 from referee.signing import ArenaKey
 from referee.store import Store
 from sandboxes import JOBS, get_job
 
-__all__ = ["parse_seeds", "plan_bouts", "run_bouts"]
+__all__ = [
+    "RunProgress", "model_options", "parse_duration", "parse_seeds", "plan_bouts", "resume_bouts", "run_bouts",
+]
 
 _RANGE = re.compile(r"^(\d+)-(\d+)$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhd]?)$")
 MAX_SEED = 2**53 - 1
 
 
@@ -45,6 +53,39 @@ def parse_seeds(text: str) -> list[int]:
     if any(s > MAX_SEED for s in seeds):
         raise ValueError(f"seeds must be at most {MAX_SEED}")
     return list(dict.fromkeys(seeds))
+
+
+def parse_duration(text: str) -> float:
+    """``"90"``, ``"90s"``, ``"30m"``, ``"2h"``, ``"1d"`` -> seconds.
+
+    Raises:
+        ValueError: not a duration.
+    """
+    match = _DURATION.match(text.strip().lower())
+    if not match or float(match.group(1)) <= 0:
+        raise ValueError(f"not a duration: {text!r} (use 90s, 30m, 2h)")
+    return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+
+
+def model_options(
+    agents: Sequence[str], base_url: str | None = None, temperature: float | None = None, max_tokens: int = 4096,
+    price_table: Path | None = None, rate: float | None = None,
+) -> AgentOptions:
+    """Settings for the run's model agents, checked before any bout starts.
+
+    Raises:
+        UnknownAgent: a model agent's API key is not in the environment.
+        ValueError: an unreadable price table or a nonsensical setting.
+    """
+    if rate is not None and not rate > 0:
+        raise ValueError("--rate must be positive")
+    options = AgentOptions(base_url=base_url, temperature=temperature, max_tokens=max_tokens, rate=rate,
+                           prices=load_prices(price_table) if price_table else {})
+    for agent in agents:
+        missing = needs_key(agent, options)
+        if missing:
+            raise UnknownAgent(f"{agent} needs its API key in the environment variable {missing}")
+    return options
 
 
 def plan_bouts(
@@ -97,19 +138,49 @@ def run_bouts(
     out_dir: Path | None = None,
     on_done: Callable[[BoutRecord], None] | None = None,
     batch: int = 50,
+    *,
+    concurrency: int = 1,
+    deadline: float | None = None,
+    work_dir: Path | None = None,
+    options: AgentOptions | None = None,
+    on_paused: Callable[[Paused], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    on_failed: Callable[[str, str], None] | None = None,
+    max_pauses: int = 5,
+    pause_delay: float = 5.0,
 ) -> list[BoutRecord]:
-    """Run bouts in order, storing them in batches (one commit per batch, not per bout)."""
-    done: list[BoutRecord] = []
-    pending: list[BoutRecord] = []
-    for spec in specs:
-        record = run_bout(spec, key, out_dir=out_dir)
-        done.append(record)
-        pending.append(record)
-        if on_done:
-            on_done(record)
-        if store and len(pending) >= batch:
-            store.add(pending)
-            pending = []
-    if store and pending:
-        store.add(pending)
-    return done
+    """Run bouts, ``concurrency`` at a time, storing them in batches; returns the finished ones.
+
+    ``deadline`` is seconds from now: bouts running then pause, bouts not started stay
+    unstarted (counted in `RunProgress.not_started`). ``work_dir`` holds working logs
+    (needed for a bout to survive the runner being killed). A bout pausing on a rate
+    limit or an outage is resumed in this run up to ``max_pauses`` times, after
+    Retry-After or ``pause_delay`` doubling; a bout left paused goes to ``on_paused``
+    and the store.
+    """
+    settings = RunSettings(store, out_dir, work_dir, options, batch, concurrency, deadline, max_pauses,
+                           pause_delay, on_done, on_paused, on_progress, on_failed)
+    return asyncio.run(BoutPool(key, settings).go(list(specs)))
+
+
+def resume_bouts(
+    key: ArenaKey,
+    work_dir: Path,
+    store: Store | None = None,
+    out_dir: Path | None = None,
+    on_done: Callable[[BoutRecord], None] | None = None,
+    *,
+    concurrency: int = 1,
+    deadline: float | None = None,
+    options: AgentOptions | None = None,
+    on_paused: Callable[[Paused], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    on_failed: Callable[[str, str], None] | None = None,
+    max_pauses: int = 5,
+    pause_delay: float = 5.0,
+) -> list[BoutRecord]:
+    """Carry on every unfinished bout: working logs in ``work_dir`` (paused, or left by a
+    runner that died) and paused bouts the store holds; returns those that finished."""
+    settings = RunSettings(store, out_dir, work_dir, options, 50, concurrency, deadline, max_pauses,
+                           pause_delay, on_done, on_paused, on_progress, on_failed)
+    return asyncio.run(BoutPool(key, settings).go(collect(work_dir, store)))

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint
 from sqlalchemy.orm import registry
-from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
+from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delete, select
 
 from referee.bout import BoutRecord
+from referee.outcomes import Paused
 
-__all__ = ["BoutRow", "Store", "row_from_record"]
+__all__ = ["BoutRow", "PausedRow", "Store", "row_from_paused", "row_from_record"]
 
 
 class StoreBase(SQLModel, registry=registry()):
@@ -51,6 +52,7 @@ class BoutRow(StoreBase, table=True):
     log_sha256: str
     key_id: str
     envelope: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    cost_micro_usd: int | None = None
 
 
 def row_from_record(record: BoutRecord) -> BoutRow:
@@ -65,6 +67,37 @@ def row_from_record(record: BoutRecord) -> BoutRow:
         turns=record.turns, tool_calls=record.tool_calls, tokens=record.tokens,
         started_at=record.started_at, finished_at=record.finished_at,
         log_sha256=record.log_sha256, key_id=record.key_id, envelope=record.envelope,
+        cost_micro_usd=record.cost_micro_usd,
+    )
+
+
+class PausedRow(StoreBase, table=True):
+    """A paused bout and its log so far, so any runner sharing the store can resume it.
+    The row goes in the same transaction that stores the bout once it finishes."""
+
+    __tablename__ = "paused_bout"
+
+    bout_id: str = Field(primary_key=True)
+    season: str = Field(default="", index=True)
+    agent: str
+    job: str
+    task_version: str
+    seed: int
+    attempt: int
+    rules_version: str
+    reason: str
+    detail: str
+    turns: int
+    tool_calls: int
+    log: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+def row_from_paused(p: Paused) -> PausedRow:
+    s = p.spec
+    return PausedRow(
+        bout_id=p.bout_id, season=s.season, agent=s.agent, job=s.job, task_version=s.task_version, seed=s.seed,
+        attempt=s.attempt, rules_version=s.rules_version, reason=p.reason, detail=p.detail, turns=p.turns,
+        tool_calls=p.tool_calls, log=p.log,
     )
 
 
@@ -82,12 +115,30 @@ class Store:
         return cls(f"sqlite:///{path}")
 
     def add(self, records: Iterable[BoutRecord]) -> int:
-        """Store finished bouts in one transaction; returns how many."""
+        """Store finished bouts in one transaction (no longer paused, if they were); returns how many."""
         rows = [row_from_record(r) for r in records]
         with Session(self.engine) as session:
             session.add_all(rows)
+            session.exec(delete(PausedRow).where(col(PausedRow.bout_id).in_([r.bout_id for r in rows])))
             session.commit()
         return len(rows)
+
+    def pause(self, paused: Iterable[Paused]) -> None:
+        """Record paused bouts with their logs so far (a later pause replaces an earlier one)."""
+        with Session(self.engine) as session:
+            for p in paused:
+                session.merge(row_from_paused(p))
+            session.commit()
+
+    def paused(self) -> Sequence[PausedRow]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(PausedRow).order_by(PausedRow.bout_id)))
+
+    def forget_paused(self, bout_ids: Iterable[str]) -> None:
+        """Drop paused rows of bouts already stored (a runner stopped between the two)."""
+        with Session(self.engine) as session:
+            session.exec(delete(PausedRow).where(col(PausedRow.bout_id).in_(list(bout_ids))))
+            session.commit()
 
     def rows(self, season: str | None = None) -> Sequence[BoutRow]:
         """Bouts in a stable order (season, finish time, id)."""

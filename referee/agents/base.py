@@ -1,15 +1,52 @@
-"""What the bout loop asks of an agent: a turn at a time, given the last results."""
+"""What the bout loop asks of an agent: a turn at a time, given the last results.
+
+Two kinds of agent exist. A scripted agent is plain synchronous code; a model agent
+talks to a provider over the network, so its turns are awaited and it can rebuild
+its conversation from a log instead of asking the model again. `drive` gives the
+bout loop one shape for both.
+
+A turn is logged in one form (`Turn.as_log`) and a model agent builds the messages it
+sends from that same form, live or when resumed, so a resumed conversation is byte
+for byte the one the model would have seen without the interruption.
+"""
 
 from __future__ import annotations
 
+import inspect
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from referee.canonical import sanitize_text
+from referee.errors import ResumeError
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
 
-__all__ = ["Agent", "Turn", "Usage"]
+__all__ = ["CUT_OFF", "Agent", "Driver", "Exchange", "ModelAgent", "Turn", "Usage", "drive", "loggable"]
+
+_MAX_SAFE = 2**53 - 1
+
+CUT_OFF = "(cut off at the token limit)"
+"""The call a turn cut off by the token limit becomes: no tool has this name, so the
+toolbox answers with an error, the agent is told, and it counts as a call."""
+
+
+def loggable(value: Any) -> Any:
+    """Make what an agent sent safe for canonical JSON without hiding what it was."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if abs(value) <= _MAX_SAFE else str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return sanitize_text(value)
+    if isinstance(value, list | tuple):
+        return [loggable(v) for v in value]
+    if isinstance(value, dict):
+        return {sanitize_text(str(k)): loggable(v) for k, v in value.items()}
+    return sanitize_text(repr(value))
 
 
 @dataclass(frozen=True)
@@ -22,11 +59,48 @@ class Usage:
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn of an agent: what it said and the tool calls it made (none means it stopped)."""
+    """One turn of an agent: what it said and the tool calls it made (none means it stopped).
+
+    ``ids`` are the provider's call ids (kept so a resumed conversation matches), and
+    ``cut_off`` marks a reply the token limit truncated.
+    """
 
     text: str = ""
     calls: Sequence[Call] = field(default_factory=tuple)
     usage: Usage = Usage()
+    ids: Sequence[str] = field(default_factory=tuple)
+    cut_off: bool = False
+
+    def as_log(self) -> dict[str, Any]:
+        calls: list[dict[str, Any]] = []
+        for i, call in enumerate(self.calls):
+            entry = {"name": loggable(call.name), "args": loggable(call.args)}
+            if i < len(self.ids) and self.ids[i]:
+                entry["id"] = loggable(self.ids[i])
+            calls.append(entry)
+        data: dict[str, Any] = {
+            "text": sanitize_text(self.text), "calls": calls,
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+        }
+        if self.cut_off:
+            data["cut_off"] = True
+        return data
+
+    @classmethod
+    def from_log(cls, data: dict[str, Any]) -> Turn:
+        calls = data.get("calls", [])
+        usage = data.get("usage", {})
+        return cls(
+            text=data.get("text", ""),
+            calls=tuple(Call(c["name"], c["args"]) for c in calls),
+            usage=Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0)),
+            ids=tuple(c.get("id", "") for c in calls),
+            cut_off=bool(data.get("cut_off", False)),
+        )
+
+
+Exchange = tuple[Sequence[ToolOutcome], Turn]
+"""One step of a conversation: the results an agent was sent and the turn it answered with."""
 
 
 class Agent(Protocol):
@@ -37,3 +111,74 @@ class Agent(Protocol):
     def start(self, observation: Observation) -> None: ...
 
     def next_turn(self, results: Sequence[ToolOutcome]) -> Turn: ...
+
+
+@runtime_checkable
+class ModelAgent(Protocol):
+    """An agent behind a network API: awaited turns, a conversation rebuilt from the log,
+    the parameters and prices the log header records, and a client to close."""
+
+    name: str
+    params: dict[str, Any]
+
+    def start(self, observation: Observation) -> None: ...
+
+    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn: ...
+
+    def restore(self, observation: Observation, history: Sequence[Exchange]) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Driver(Protocol):
+    """The one shape the bout loop drives."""
+
+    name: str
+    params: dict[str, Any] | None
+
+    def start(self, observation: Observation) -> None: ...
+
+    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn: ...
+
+    def restore(self, observation: Observation, history: Sequence[Exchange]) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class _Synchronous:
+    """A scripted (synchronous) agent behind the async shape.
+
+    Restoring replays the logged results into a fresh agent: a scripted agent is
+    deterministic, so each turn it gives must equal the logged one, and any
+    difference means the log and the agent disagree, which is never glossed over.
+    """
+
+    params: dict[str, Any] | None = None
+
+    def __init__(self, agent: Agent) -> None:
+        self.name = agent.name
+        self._agent = agent
+
+    def start(self, observation: Observation) -> None:
+        self._agent.start(observation)
+
+    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        return self._agent.next_turn(results)
+
+    def restore(self, observation: Observation, history: Sequence[Exchange]) -> None:
+        self._agent.start(observation)
+        for number, (results, logged) in enumerate(history, start=1):
+            again = self._agent.next_turn(results).as_log()
+            want = logged.as_log()
+            if (again["text"], again["calls"]) != (want["text"], want["calls"]):
+                raise ResumeError(f"turn {number}: the agent does not repeat its logged turn")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def drive(agent: Agent | ModelAgent) -> Driver:
+    """The agent as the bout loop drives it."""
+    if inspect.iscoroutinefunction(agent.next_turn):
+        return agent  # type: ignore[return-value]
+    return _Synchronous(agent)  # type: ignore[arg-type]

@@ -111,3 +111,48 @@ def test_working_log_is_removed_once_signed(key: ArenaKey, tmp_path: object) -> 
     record = run_bout(SPEC, key, work_dir=work, out_dir=out)
     assert list(work.iterdir()) == []
     assert record.path is not None and record.path.read_bytes() == record.envelope
+
+
+def test_a_scripted_log_keeps_its_shape_and_records_no_model(key: ArenaKey, ring: Keyring) -> None:
+    log = verify_bytes(run_bout(SPEC, key).envelope, ring).log
+    assert log is not None and "model" not in log.header
+    turn = log.events[1]["data"]
+    assert set(turn) == {"turn", "text", "calls", "usage"} and set(turn["calls"][0]) == {"name", "args"}
+    assert log.result["usage"] == {"input_tokens": 0, "output_tokens": 0} and log.result["cost_micro_usd"] is None
+
+
+class Refused:
+    """A model agent whose provider refuses every request."""
+
+    name = "openai:refused"
+
+    def __init__(self) -> None:
+        self.params: dict[str, object] = {"provider": "openai", "model": "refused", "price": None}
+
+    def start(self, observation: Observation) -> None:
+        pass
+
+    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        from referee.errors import ProviderError
+
+        raise ProviderError("openai: 127.0.0.1 refused the request (401): invalid key")
+
+    def restore(self, observation: Observation, history: Sequence[object]) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_run_bout_raises_when_a_bout_pauses_instead_of_voiding_it(key: ArenaKey, tmp_path: object) -> None:
+    from pathlib import Path
+
+    from referee.bout import BoutPaused
+
+    work = Path(str(tmp_path))
+    with pytest.raises(BoutPaused) as caught:
+        run_bout(SPEC, key, agent=Refused(), work_dir=work)
+    paused = caught.value.paused
+    assert paused.reason == "provider_error" and "401" in paused.detail
+    assert paused.path is not None and paused.path.read_bytes() == paused.log
+    assert [p.name for p in work.iterdir()] == [f"{paused.bout_id}.log.jsonl"]

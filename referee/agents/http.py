@@ -1,0 +1,191 @@
+"""The wire under every model agent: one POST with bounded retries, a shared rate, no secrets.
+
+What is retried and what pauses is decided here, once for every provider:
+
+- a dropped connection, a timeout, a 5xx (529 "overloaded" included) or a body cut
+  short is retried with exponential backoff, a bounded number of times; past that the
+  provider is down (`ProviderDown`) and the bout pauses;
+- a 429 pauses the bout at once (`RateLimited`, with Retry-After when given): waiting
+  inside a bout would hold a worker and hide the limit from the runner;
+- any other 4xx (a bad key, a request the server refuses) pauses it too, for a person
+  to look at (`ProviderError`): it is never the agent's failure.
+
+The API key goes into a header and nowhere else. Error messages carry the status,
+the host and the provider's own message with anything resembling the key removed,
+never a raw exception text or a header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import re
+import ssl
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from referee.errors import ProviderError, RateLimited
+
+__all__ = ["ProviderDown", "RateLimit", "Retry", "Transport", "post_json", "redact", "retry_after"]
+
+_TRANSIENT = (500, 502, 503, 504, 520, 522, 524, 529)
+
+
+class ProviderDown(ProviderError):
+    """The provider kept failing past every retry: an outage, not a refusal."""
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How hard to try one request. Tests shrink the delays to milliseconds."""
+
+    attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    timeout: float = 180.0
+
+    def delay(self, attempt: int) -> float:
+        """Full-jitter exponential backoff: spreads a crowd of retries instead of syncing them."""
+        return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+
+
+class RateLimit:
+    """At most ``per_second`` requests to one provider, shared by every bout of a run."""
+
+    def __init__(self, per_second: float) -> None:
+        if not per_second > 0:
+            raise ValueError("a request rate must be positive")
+        self.interval = 1.0 / per_second
+        self._next = 0.0
+
+    async def wait(self) -> None:
+        now = time.monotonic()
+        slot = max(now, self._next)
+        self._next = slot + self.interval  # claimed before awaiting, so no lock is needed
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
+@dataclass
+class Transport:
+    """What the bouts of a run share on the wire: the retry policy, one rate limit per
+    provider, and one TLS context (loading the CA bundle costs milliseconds).
+
+    Each bout opens its own small connection pool rather than sharing one: httpcore's
+    pool does work proportional to its connections times its waiting requests on every
+    request, and one pool for 64 bouts spent most of a run's CPU on that bookkeeping.
+    """
+
+    retry: Retry = field(default_factory=Retry)
+    rate: float | None = None
+    _limits: dict[str, RateLimit] = field(default_factory=dict)
+    _tls: ssl.SSLContext | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        """A new client for one bout. trust_env=False: no proxy, .netrc credentials or CA file
+        from the environment."""
+        if self._tls is None:
+            self._tls = httpx.create_ssl_context(trust_env=False)
+        return httpx.AsyncClient(trust_env=False, verify=self._tls,
+                                 timeout=httpx.Timeout(self.retry.timeout, connect=15.0),
+                                 limits=httpx.Limits(max_connections=4, max_keepalive_connections=2))
+
+    def limit(self, provider: str) -> RateLimit | None:
+        if self.rate is None:
+            return None
+        if provider not in self._limits:
+            self._limits[provider] = RateLimit(self.rate)
+        return self._limits[provider]
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` without ``secret`` or any word sharing 8 characters with it.
+
+    Providers echo keys back in 401 bodies, sometimes masked in the middle, so a plain
+    replace of the whole key is not enough.
+    """
+    if not secret:
+        return text
+    text = text.replace(secret, "[redacted]")
+    windows = {secret[i:i + 8] for i in range(max(1, len(secret) - 7))}
+    words = re.split(r"(\s+)", text)
+    return "".join("[redacted]" if any(w in word for w in windows) else word for word in words)
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header: a number, or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _message(response: httpx.Response, secret: str) -> str:
+    """The provider's own error message, short and without the key."""
+    try:
+        body = response.json()
+        error = body.get("error", body) if isinstance(body, dict) else body
+        text = error.get("message", "") if isinstance(error, dict) else str(error)
+    except (ValueError, AttributeError):
+        text = response.text
+    return redact(" ".join(str(text).split())[:200], secret)
+
+
+async def post_json(
+    transport: Transport, client: httpx.AsyncClient, provider: str, url: str, headers: dict[str, str],
+    body: dict[str, Any], secret: str,
+) -> dict[str, Any]:
+    """POST ``body`` and return the JSON object answered, retrying what is worth retrying.
+
+    Raises:
+        RateLimited: a 429.
+        ProviderDown: transient failures past every retry.
+        ProviderError: any other refusal (401, 400, ...), or an answer that is not a JSON object.
+    """
+    host = httpx.URL(url).host
+    retry = transport.retry
+    limit = transport.limit(provider)
+    failure = ""
+    for attempt in range(retry.attempts + 1):
+        if attempt:
+            await asyncio.sleep(retry.delay(attempt - 1))
+        if limit is not None:
+            await limit.wait()
+        try:
+            response = await client.post(url, json=body, headers=headers)
+        except httpx.TransportError as err:  # refused, dropped, timed out, cut short
+            failure = f"{type(err).__name__} talking to {host}"
+            continue
+        if response.status_code == 429:
+            raise RateLimited(f"{provider}: {host} rate-limited the request (429): {_message(response, secret)}",
+                              retry_after(response.headers.get("retry-after")))
+        if response.status_code in _TRANSIENT:
+            failure = f"{host} answered {response.status_code}: {_message(response, secret)}"
+            continue
+        if response.status_code >= 400:
+            raise ProviderError(f"{provider}: {host} refused the request ({response.status_code}): "
+                                f"{_message(response, secret)}")
+        try:
+            answer = json.loads(response.content)
+        except ValueError:
+            failure = f"{host} sent a body that is not JSON (cut short?)"
+            continue
+        if not isinstance(answer, dict):
+            raise ProviderError(f"{provider}: {host} answered with JSON that is not an object")
+        return answer
+    raise ProviderDown(f"{provider}: gave up after {retry.attempts + 1} tries: {failure}")

@@ -1,0 +1,177 @@
+"""What every model agent shares: the conversation, kept in the form the log keeps.
+
+A provider module says only how its API spells things: the request body, the
+messages for a turn and for its results, and how to read an answer into a `Turn`.
+The conversation itself is built here, from logged turns and logged outcomes, both
+while the bout runs and when it is rebuilt from a log, so the two cannot differ.
+
+What the model sees is the brief, the tool schemas and the tool results; nothing of
+the arena (no key, no environment, no world) goes into a request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from referee.agents.base import CUT_OFF, Exchange, Turn, Usage, loggable
+from referee.agents.http import Transport, post_json
+from referee.agents.prices import Price
+from referee.canonical import canonical_bytes
+from referee.errors import ProviderError
+from sandboxes.kit.policy import Call, Observation
+from sandboxes.kit.tools import ToolOutcome
+
+__all__ = ["ModelAgentBase", "public_url", "read_arguments"]
+
+
+def public_url(url: str) -> str:
+    """A base URL fit for a log: no user, password, query or fragment (gateways put keys there)."""
+    parsed = httpx.URL(url)
+    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None)).rstrip("/")
+
+
+def read_arguments(raw: object) -> object:
+    """A call's arguments: the JSON object the model wrote, or its raw text when it is not one
+    (the toolbox then answers bad_arguments and the model is told why)."""
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return raw
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, dict) else raw
+
+
+def _any(value: object) -> Any:
+    return value
+
+
+class ModelAgentBase:
+    """A model behind a chat API with tools. Subclasses spell the provider's wire format."""
+
+    provider: ClassVar[str]
+    path: ClassVar[str]
+
+    def __init__(
+        self, name: str, model: str, *, api_key: str, base_url: str, transport: Transport,
+        temperature: float | None, max_tokens: int, seed: int | None, price: Price | None,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.price = price
+        self._key = api_key
+        self._url = base_url.rstrip("/") + self.path
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self.params: dict[str, Any] = {
+            "provider": self.provider, "model": model, "base_url": public_url(base_url),
+            "temperature": temperature, "max_tokens": max_tokens, "seed": seed,
+            "price": None if price is None else price.as_json(),
+        }
+        self._messages: list[dict[str, Any]] = []
+        self._tools: list[dict[str, Any]] = []
+        self._last: Turn | None = None
+        self._turns = 0
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+    # -- what a provider module spells -------------------------------------------------
+    def _headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _tool(self, spec: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _opening(self, brief: str) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _assistant(self, turn: Turn) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _answers(self, turn: Turn, texts: list[tuple[str, bool]]) -> list[dict[str, Any]]:
+        """Messages carrying the results of ``turn``'s calls: (text, is_error) per call."""
+        raise NotImplementedError
+
+    def _read(self, answer: dict[str, Any]) -> tuple[str, list[tuple[str, str, object]], bool, int, int]:
+        """Text, calls (id, name, arguments), cut off?, input tokens, output tokens.
+
+        Raises KeyError, TypeError, IndexError or ValueError on an answer of the wrong shape.
+        """
+        raise NotImplementedError
+
+    # -- the conversation ------------------------------------------------------------
+    def start(self, observation: Observation) -> None:
+        self._tools = [self._tool(dict(spec)) for spec in observation.tools]
+        self._messages = self._opening(observation.brief)
+        self._last = None
+        self._turns = 0
+
+    def restore(self, observation: Observation, history: Sequence[Exchange]) -> None:
+        self.start(observation)
+        for results, turn in history:
+            self._messages.extend(self._results(results))
+            self._keep(turn)
+
+    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        messages = self._messages + self._results(results)
+        if self._client is None:
+            self._client = self._transport.client()
+        answer = await post_json(self._transport, self._client, self.provider, self._url, self._headers(),
+                                 self._body(messages, self._tools), self._key)
+        try:
+            turn = self._turn(*self._read(answer))
+        except (KeyError, TypeError, IndexError, ValueError):
+            raise ProviderError(f"{self.provider}: the answer is not shaped like a {self.provider} reply") from None
+        self._messages = messages
+        self._keep(turn)
+        return self._last  # type: ignore[return-value]
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _keep(self, turn: Turn) -> None:
+        logged = Turn.from_log(turn.as_log())  # exactly what the log holds, live or restored
+        self._messages.append(self._assistant(logged))
+        self._last = logged
+        self._turns += 1
+
+    def _turn(self, text: str, calls: list[tuple[str, str, object]], cut_off: bool, tin: int, tout: int) -> Turn:
+        number = self._turns + 1
+        if cut_off:
+            tried = [{"name": name, "arguments": raw} for _, name, raw in calls]
+            return Turn(text, (Call(CUT_OFF, {"calls": tried}),), Usage(tin, tout), (f"cut_off_{number}",), True)
+        ids = tuple(cid or f"call_{number}_{i}" for i, (cid, _, _) in enumerate(calls))
+        made = tuple(Call(str(name), _any(read_arguments(raw))) for _, name, raw in calls)
+        return Turn(text, made, Usage(tin, tout), ids)
+
+    def _results(self, results: Sequence[ToolOutcome]) -> list[dict[str, Any]]:
+        turn = self._last
+        if turn is None:
+            return []
+        texts: list[tuple[str, bool]] = []
+        for i, call in enumerate(turn.calls):
+            if i >= len(results):
+                texts.append(('{"error":{"kind":"not_run","message":"the bout stopped before this call"},'
+                              '"ok":false}', True))
+                continue
+            outcome = results[i]
+            text = canonical_bytes(loggable(outcome.as_json())).decode()
+            if turn.cut_off:
+                text = (f"Your reply was cut off at the token limit ({self.params['max_tokens']} tokens), "
+                        "so nothing in it was run. Try again with a shorter reply.")
+            elif isinstance(call.args, str):
+                text = f"Your arguments were not a valid JSON object. {text}"
+            texts.append((text, not outcome.ok))
+        return self._answers(turn, texts)

@@ -1,0 +1,82 @@
+"""What a bout is and what it ends as: its spec, a signed record, or a pause.
+
+Kept apart from the loop (`referee.bout`, which re-exports them) so the store,
+the runner and the export can name a bout's outcome without the loop's machinery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from referee.errors import ArenaError
+from referee.judge import Verdict
+from referee.worklog import WorkLog
+
+__all__ = ["BoutPaused", "BoutRecord", "BoutSpec", "PauseReason", "Paused"]
+
+PauseReason = Literal["rate_limited", "provider_down", "provider_error", "deadline"]
+
+
+@dataclass(frozen=True)
+class BoutSpec:
+    """What fixes a bout: agent, job, task version (slug), seed, attempt, rules version."""
+
+    agent: str
+    job: str
+    task_version: str
+    seed: int
+    attempt: int
+    rules_version: str
+    season: str = ""
+
+
+@dataclass(frozen=True)
+class BoutRecord:
+    """A finished bout: its verdict, counts and the signed log.
+
+    ``work_log`` is the working log a runner keeps until the bout's row is stored, so a
+    crash in between loses nothing.
+    """
+
+    bout_id: str
+    spec: BoutSpec
+    variant: str
+    task_version_name: str
+    verdict: Verdict
+    turns: int
+    tool_calls: int
+    tokens: int
+    started_at: str
+    finished_at: str
+    log_sha256: str
+    key_id: str
+    envelope: bytes
+    path: Path | None = None
+    cost_micro_usd: int | None = None
+    work_log: WorkLog | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Paused:
+    """A bout that stopped without a verdict and will be resumed. ``log`` is its JSON Lines
+    log so far (also on disk at ``path`` when it has a working folder)."""
+
+    bout_id: str
+    spec: BoutSpec
+    reason: PauseReason
+    detail: str
+    retry_after: float | None
+    turns: int
+    tool_calls: int
+    log: bytes
+    path: Path | None = None
+
+
+class BoutPaused(ArenaError):
+    """`run_bout` could not finish the bout; it is paused (see ``.paused``)."""
+
+    def __init__(self, paused: Paused) -> None:
+        super().__init__(f"bout {paused.bout_id} paused: {paused.reason}: {paused.detail}")
+        self.paused = paused

@@ -1,0 +1,236 @@
+"""The bout pool: K bouts in flight on one event loop, paused bouts waited on and resumed.
+
+Model bouts spend their time waiting on providers, so K of them wait at once. A bout
+that pauses on a rate limit or an outage goes back in the queue after a wait
+(Retry-After when the provider gave one) and is resumed from its log, a bounded
+number of times; after that, or at the deadline, it stays paused for `arena resume`.
+Finished bouts are stored in batches, and each keeps its (locked) working log until
+its batch is committed, so killing the runner at any moment loses no finished bout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.agents import AgentOptions, Transport
+from referee.bout import BoutRecord, BoutSpec, Paused, run_bout_async
+from referee.errors import LogCorrupt, ResumeError
+from referee.resume import Unfinished, resume_bout_async
+from referee.signing import ArenaKey
+from referee.store import Store
+from referee.worklog import SUFFIX, WorkLog, unfinished
+
+__all__ = ["MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect"]
+
+MAX_WAIT = 600.0
+"""Seconds a run waits to resume a paused bout itself; a longer Retry-After leaves it paused."""
+
+
+@dataclass
+class RunProgress:
+    """Counts for a progress line: bouts finished, paused (waiting or parked), running, never
+    started (the deadline came first) and failed to resume (the log and the world disagree)."""
+
+    total: int
+    done: int = 0
+    paused: int = 0
+    running: int = 0
+    not_started: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything about a run except what it runs."""
+
+    store: Store | None = None
+    out_dir: Path | None = None
+    work_dir: Path | None = None
+    options: AgentOptions | None = None
+    batch: int = 50
+    concurrency: int = 1
+    deadline: float | None = None
+    max_pauses: int = 5
+    pause_delay: float = 5.0
+    on_done: Callable[[BoutRecord], None] | None = None
+    on_paused: Callable[[Paused], None] | None = None
+    on_progress: Callable[[RunProgress], None] | None = None
+    on_failed: Callable[[str, str], None] | None = None
+
+
+def collect(work_dir: Path, store: Store | None) -> list[Unfinished]:
+    """Bouts to resume, each once. A bout already stored is not resumed: its leftover working
+    log (the runner stopped between storing and cleaning up) or paused row is dropped."""
+    found = {p.name.removesuffix(SUFFIX): Unfinished(p.name.removesuffix(SUFFIX), path=p)
+             for p in unfinished(work_dir)}
+    if store is None:
+        return list(found.values())
+    for row in store.paused():
+        local = found.get(row.bout_id)
+        if local is not None and local.path is not None and _size(local.path) < len(row.log):
+            work = WorkLog.claim(local.path)  # resumed further on another machine: take the store's log
+            if work is None:
+                continue
+            work.discard()
+            local = None
+        if local is None:
+            found[row.bout_id] = Unfinished(row.bout_id, log=row.log)
+    stored = [bout_id for bout_id in found if store.get(bout_id) is not None]
+    for bout_id in stored:
+        path = found.pop(bout_id).path
+        work = None if path is None else WorkLog.claim(path)
+        if work is not None:
+            work.discard()
+    store.forget_paused(stored)
+    return list(found.values())
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+class BoutPool:
+    """One run: a queue of fresh and unfinished bouts, drained by K workers."""
+
+    def __init__(self, key: ArenaKey, settings: RunSettings) -> None:
+        self.key = key
+        self.s = settings
+        options = settings.options or AgentOptions()
+        transport = options.transport or Transport(retry=options.retry, rate=options.rate)
+        self.options = dataclasses.replace(options, transport=transport)  # one rate limit for the run
+        self.records: list[BoutRecord] = []
+        self.unstored: list[BoutRecord] = []
+        self.waiting: dict[str, Paused] = {}
+        self.progress = RunProgress(0)
+
+    async def go(self, items: Sequence[BoutSpec | Unfinished]) -> list[BoutRecord]:
+        self.progress.total = len(items)
+        self.end = None if self.s.deadline is None else time.monotonic() + self.s.deadline
+        self.queue: asyncio.Queue[BoutSpec | Unfinished | None] = asyncio.Queue()
+        for item in items:
+            self.queue.put_nowait(item)
+        self.outstanding = len(items)
+        self.workers = max(1, min(self.s.concurrency, len(items)))
+        self.timers: set[asyncio.Task[None]] = set()
+        try:
+            if items:
+                await asyncio.gather(*(self._work() for _ in range(self.workers)))
+        finally:
+            for timer in self.timers:
+                timer.cancel()
+            self._park(list(self.waiting.values()))
+            self._flush()
+        return self.records
+
+    def _show(self) -> None:
+        if self.s.on_progress:
+            self.s.on_progress(self.progress)
+
+    def _settle(self) -> None:
+        self.outstanding -= 1
+        if self.outstanding == 0:
+            for _ in range(self.workers):
+                self.queue.put_nowait(None)
+        self._show()
+
+    async def _work(self) -> None:
+        while (item := await self.queue.get()) is not None:
+            if self.end is not None and time.monotonic() >= self.end:
+                if isinstance(item, BoutSpec):
+                    self.progress.not_started += 1
+                elif item.bout_id in self.waiting:  # paused in this run: it stays paused
+                    self.progress.paused += 1
+                    self._park([self.waiting[item.bout_id]])
+                self._settle()
+                continue
+            self.progress.running += 1
+            self._show()
+            try:
+                outcome = await self._one(item)
+            except (ResumeError, LogCorrupt) as err:
+                outcome = None
+                self.progress.failed += 1
+                if self.s.on_failed:
+                    self.s.on_failed(item.bout_id if isinstance(item, Unfinished) else "", str(err))
+            finally:
+                self.progress.running -= 1
+            if isinstance(outcome, BoutRecord):
+                self._done(outcome)
+            elif isinstance(outcome, Paused):
+                self._paused(outcome, item)
+                continue
+            self._settle()
+
+    async def _one(self, item: BoutSpec | Unfinished) -> BoutRecord | Paused | None:
+        keep = self.s.store is not None  # until the row is committed
+        if isinstance(item, BoutSpec):
+            return await run_bout_async(item, self.key, options=self.options, out_dir=self.s.out_dir,
+                                        work_dir=self.s.work_dir, deadline=self.end, keep_work_log=keep)
+        self.waiting.pop(item.bout_id, None)
+        return await resume_bout_async(item, self.key, options=self.options, out_dir=self.s.out_dir,
+                                       work_dir=self.s.work_dir, deadline=self.end, keep_work_log=keep)
+
+    def _done(self, record: BoutRecord) -> None:
+        self.records.append(record)
+        self.progress.done += 1
+        if self.s.store is None:
+            if self.s.on_done:
+                self.s.on_done(record)
+            if record.work_log is not None:
+                record.work_log.discard()
+            return
+        self.unstored.append(record)
+        if self.s.on_done:
+            self.s.on_done(record)
+        if len(self.unstored) >= self.s.batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.s.store is not None and self.unstored:
+            self.s.store.add(self.unstored)
+            for record in self.unstored:
+                if record.work_log is not None:
+                    record.work_log.discard()
+            self.unstored = []
+
+    def _paused(self, paused: Paused, item: BoutSpec | Unfinished) -> None:
+        """Wait and resume a rate-limited or unavailable bout in this run, or leave it paused."""
+        pauses = item.pauses + 1 if isinstance(item, Unfinished) else 1
+        self.progress.paused += 1
+        delay = paused.retry_after if paused.retry_after is not None else self.s.pause_delay * 2 ** (pauses - 1)
+        later = paused.reason in ("rate_limited", "provider_down") and pauses <= self.s.max_pauses
+        later = later and delay <= MAX_WAIT
+        if later and (self.end is None or time.monotonic() + delay < self.end):
+            self.waiting[paused.bout_id] = paused
+            again = Unfinished(paused.bout_id, path=paused.path, log=paused.log, pauses=pauses)
+            timer = asyncio.create_task(self._requeue(delay, again))
+            self.timers.add(timer)
+            timer.add_done_callback(self.timers.discard)
+            self._show()
+            return
+        self._park([paused])
+        self._settle()
+
+    async def _requeue(self, delay: float, item: Unfinished) -> None:
+        await asyncio.sleep(delay)
+        self.progress.paused -= 1
+        self.queue.put_nowait(item)
+
+    def _park(self, paused: list[Paused]) -> None:
+        """Leave bouts paused for `arena resume`: their logs stay on disk and in the store."""
+        if not paused:
+            return
+        if self.s.store is not None:
+            self.s.store.pause(paused)
+        for p in paused:
+            self.waiting.pop(p.bout_id, None)
+            if self.s.on_paused:
+                self.s.on_paused(p)

@@ -1,0 +1,215 @@
+"""Resume: carry on a paused or crashed bout from its log, as if it had never stopped.
+
+The world is rebuilt from the seed and checked against the header's digests; every
+logged tool call is applied again through the toolbox and its outcome compared with
+the logged one (the first difference is an error, never something to continue past);
+the agent's conversation is rebuilt from the logged turns and outcomes; a ``resume``
+event is appended and the bout plays on. A crash can leave the last turn half done:
+its remaining calls run first, exactly as they would have.
+
+A log that already ends in its result (the runner died after signing, before
+storing) is judged again, checked against that result and signed again: Ed25519 is
+deterministic, so the envelope is the one the runner would have stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from catalog import CatalogError, load_catalog
+from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
+from referee.agents.base import Exchange, Turn, loggable
+from referee.bout import END_TOOL, Bout, finish, play_out, world_digests
+from referee.canonical import canonical_bytes, sha256_hex, strict_loads
+from referee.errors import LogCorrupt, ResumeError
+from referee.log import GENESIS, LogWriter, read_working_log, utc_now
+from referee.outcomes import BoutRecord, BoutSpec, Paused
+from referee.signing import ArenaKey
+from referee.worklog import WorkLog
+from sandboxes import UnknownJob, get_job
+from sandboxes.kit.policy import Call, Observation
+from sandboxes.kit.tools import ToolOutcome
+
+__all__ = ["Unfinished", "resume_bout_async", "spec_of"]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A bout to pick up: its working log on disk, or its log as a store row holds it."""
+
+    bout_id: str
+    path: Path | None = None
+    log: bytes | None = None
+    pauses: int = 0
+
+
+def spec_of(header: dict[str, Any]) -> BoutSpec:
+    return BoutSpec(header["agent"], header["job"], header["task_version_slug"], header["seed"],
+                    header["attempt"], header["rules_version"], header.get("season", ""))
+
+
+def _events(data: bytes) -> list[dict[str, Any]]:
+    """Events from JSON Lines bytes held in memory or a store row, chain checked."""
+    events: list[Any] = [strict_loads(line) for line in data.split(b"\n")[:-1]]
+    head = GENESIS
+    for seq, event in enumerate(events):
+        if not isinstance(event, dict) or event.get("seq") != seq or event.get("prev") != head:
+            raise LogCorrupt(f"hash chain broken at event {seq}")
+        head = sha256_hex(canonical_bytes(event))
+    return events
+
+
+def _claim(item: Unfinished, work_dir: Path | None) -> tuple[list[dict[str, Any]], WorkLog | None] | None:
+    """The log's events and, when it lives on disk, its locked working file (None: another
+    writer holds it)."""
+    if item.path is not None:
+        work = WorkLog.claim(item.path)
+        if work is None:
+            return None
+        try:
+            events = read_working_log(item.path)
+        except BaseException:
+            work.release()
+            raise
+        if not events:  # killed before its header was whole: nothing was logged, nothing to resume
+            work.discard()
+            return None
+        return events, work
+    if item.log is None:
+        raise ResumeError(f"bout {item.bout_id}: no log to resume from")
+    if work_dir is None:
+        return _events(item.log), None
+    work = WorkLog.materialise(work_dir, item.bout_id, item.log)
+    if work is None:
+        return None
+    try:
+        return read_working_log(work.path), work
+    except BaseException:
+        work.release()
+        raise
+
+
+async def resume_bout_async(
+    item: Unfinished,
+    key: ArenaKey,
+    *,
+    options: AgentOptions | None = None,
+    agent: Agent | ModelAgent | None = None,
+    out_dir: Path | None = None,
+    work_dir: Path | None = None,
+    now: Callable[[], str] = utc_now,
+    deadline: float | None = None,
+    keep_work_log: bool = False,
+) -> BoutRecord | Paused | None:
+    """Carry a bout on from its log; None when another writer holds it (or it logged nothing).
+
+    Raises:
+        ResumeError: the log and the rebuilt world (or a scripted agent) disagree.
+        LogCorrupt: the log is damaged anywhere before its last line.
+    """
+    claimed = _claim(item, work_dir)
+    if claimed is None:
+        return None
+    events, work = claimed
+    try:
+        bout, logged = _rebuild(events, work, options, agent, now)
+    except BaseException:
+        if work is not None:
+            work.release()
+        raise
+    if logged is not None:
+        try:
+            return finish(bout, key, bout.stopped or "report", out_dir=out_dir, now=now,
+                          keep_work_log=keep_work_log, logged=logged)
+        except BaseException:
+            if work is not None:
+                work.release()
+            raise
+        finally:
+            bout.world.db.close()
+    bout.writer.append("resume", {"after_event": events[-1]["seq"], "replayed_calls": bout.calls,
+                                  "pending_calls": len(bout.pending)})
+    return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)
+
+
+def _rebuild(
+    events: list[dict[str, Any]], work: WorkLog | None, options: AgentOptions | None,
+    agent: Agent | ModelAgent | None, now: Callable[[], str],
+) -> tuple[Bout, dict[str, Any] | None]:
+    if not events or events[0]["type"] != "bout.header":
+        raise LogCorrupt("a working log starts with its header")
+    header = events[0]["data"]
+    spec = spec_of(header)
+    try:
+        catalog = load_catalog()
+        rules = catalog.rules(spec.rules_version)
+        tv = catalog.task_version(spec.task_version)
+        job = get_job(spec.job)
+    except (CatalogError, UnknownJob) as err:
+        raise ResumeError(f"bout {header['bout_id']}: cannot rebuild its world: {err}") from None
+    world = job.build(spec.seed, tv.slug)
+    try:
+        digests = dict(zip(("world_digest", "tools_digest", "brief_digest"), world_digests(world), strict=True))
+        for name, value in digests.items():
+            if header.get(name) != value:
+                raise ResumeError(f"bout {header['bout_id']}: the rebuilt world's {name} differs from the log's")
+        sync_each = not spec.agent.startswith("scripted:")
+        writer = LogWriter(sync_each=sync_each, now=now)
+        writer.events, writer.lines = list(events), [canonical_bytes(e) for e in events]
+        writer.head = sha256_hex(writer.lines[-1])
+        driver = drive(agent or make_agent(spec.agent, job, options, recorded=header.get("model")))
+        bout = Bout(header["bout_id"], spec, world, rules, rules.caps_for(tv.slug), tv.name, writer, driver,
+                    header["started_at"], work)
+        history, logged = _replay(bout, events)
+        driver.restore(Observation(world.brief, world.toolbox.specs()), history)
+        if work is not None:  # last, so nothing above can leave the file open
+            bout.writer = work.reopen(events, sync_each=sync_each, now=now)
+    except BaseException:
+        world.db.close()
+        raise
+    return bout, logged
+
+
+def _replay(bout: Bout, events: list[dict[str, Any]]) -> tuple[list[Exchange], dict[str, Any] | None]:
+    """Apply the logged calls to the rebuilt world; returns the conversation and a logged result."""
+    history: list[Exchange] = []
+    results: list[ToolOutcome] = []
+    pending: list[Call] = []
+    logged = None
+    for event in events[1:]:
+        kind, data, seq = event["type"], event["data"], event["seq"]
+        if kind == "model.turn":
+            if pending:
+                raise ResumeError(f"event {seq}: a turn before the last one's calls ran")
+            turn = Turn.from_log(data)
+            history.append((results, turn))
+            results, pending = [], list(turn.calls)
+            bout.turns += 1
+            bout.input_tokens += turn.usage.input_tokens
+            bout.output_tokens += turn.usage.output_tokens
+            bout.stopped = None if turn.calls else "agent_stopped"
+        elif kind == "tool":
+            if not pending or (pending[0].name, pending[0].args) != (data["name"], data["args"]):
+                raise ResumeError(f"event {seq}: a tool call its turn did not ask for")
+            pending.pop(0)
+            outcome = bout.world.toolbox.call(data["name"], data["args"])
+            logged_outcome = {k: data[k] for k in ("ok", "result", "error") if k in data}
+            if loggable(outcome.as_json()) != logged_outcome:
+                raise ResumeError(f"event {seq}: {data['name']} gives a different result than the log says")
+            bout.call_seq[bout.world.toolbox.history[-1].index] = seq
+            bout.calls += 1
+            results.append(outcome)
+            if data["name"] == END_TOOL and outcome.ok:
+                bout.stopped = "report"
+        elif kind == "cap.reached":
+            bout.stopped = "cap"
+        elif kind == "bout.result":
+            logged = data
+            bout.stopped = data.get("stopped", bout.stopped)
+    bout.pending = [] if bout.stopped else pending
+    bout.results = results
+    return history, logged
+

@@ -1,0 +1,48 @@
+"""Models through the adapters play exactly as the scripted agents they stand in for.
+
+A loopback server plays each job's oracle and springers as a "model" (see `fakes`);
+the bout goes through real httpx, the provider's wire format, the tool-schema
+translation and the conversation, and must end with the scripted agent's verdict.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.bout import BoutSpec, run_bout
+from referee.signing import ArenaKey, Keyring
+from referee.verify import verify_bytes
+from sandboxes import JOBS, get_job
+from tests.referee.agents.conftest import options
+from tests.referee.agents.fakes import FakeProvider
+
+RULES = "0.4"
+
+
+def _players() -> list[tuple[str, str]]:
+    """(job, who) for every real job on Normal 1.0: the oracle and a springer per planted trap."""
+    found = []
+    for slug in sorted(JOBS):
+        if slug == "toy":
+            continue
+        world = get_job(slug).build(1, "normal-1.0")
+        found += [(slug, "oracle")] + [(slug, f"springer/{trap}") for trap in world.planted()]
+        world.db.close()
+    return found
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize(("job", "who"), _players())
+def test_a_model_playing_a_policy_gets_the_policys_verdict(
+    provider: str, job: str, who: str, fake: FakeProvider, key: ArenaKey, ring: Keyring,
+) -> None:
+    url = fake.openai_url if provider == "openai" else fake.anthropic_url
+    model = run_bout(BoutSpec(f"{provider}:{job}/{who}", job, "normal-1.0", 1, 1, RULES), key,
+                     options=options(url))
+    scripted = run_bout(BoutSpec("scripted:" + who.replace("/", ":"), job, "normal-1.0", 1, 1, RULES), key)
+    assert model.verdict == scripted.verdict
+    assert (model.turns, model.tool_calls) == (scripted.turns, scripted.tool_calls)
+    if who != "oracle":
+        assert model.verdict.traps_sprung == [who.split("/")[1]]
+    log = verify_bytes(model.envelope, ring).log
+    assert log is not None and log.header["model"]["provider"] == provider

@@ -1,0 +1,108 @@
+"""The wire: what is retried, what pauses, what a message may say, how fast requests go."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from referee.agents.http import ProviderDown, RateLimit, Retry, Transport, post_json, redact, retry_after
+from referee.agents.model import public_url
+from referee.errors import ProviderError, RateLimited
+from tests.referee.agents.conftest import FAST, KEY
+from tests.referee.agents.fakes import DROP, Canned, canned
+
+GOOD = canned(200, {"fine": True})
+
+
+def post(server: Canned, transport: Transport | None = None) -> dict[str, Any]:
+    async def go() -> dict[str, Any]:
+        wire = transport or Transport(retry=FAST)
+        async with wire.client() as client:
+            return await post_json(wire, client, "openai", server.url + "/v1/x",
+                                   {"authorization": f"Bearer {KEY}"}, {"q": 1}, KEY)
+    return asyncio.run(go())
+
+
+def test_transient_failures_are_retried_until_an_answer() -> None:
+    truncated = (200, {"content-type": "application/json", "x-truncate": "1"}, b'{"fine": true, "pad": "xxxx"}')
+    answers = [canned(500, {}), (DROP, {}, b""), truncated, canned(529, {"type": "error"}), GOOD]
+    with Canned(answers).running() as server:
+        with pytest.raises(ProviderDown, match="gave up after 4 tries"):
+            post(server)  # 4 tries, all transient
+        assert len(server.bodies) == 4
+        assert post(server) == {"fine": True}
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ({"retry_after": "12"}, 12.0), ({}, None), ({"retry_after": "soon"}, None),
+])
+def test_a_429_is_not_retried_here_it_pauses(header: dict[str, str], expected: float | None) -> None:
+    answers = [canned(429, {"error": {"message": "slow down"}}, **header), GOOD]
+    with Canned(answers).running() as server, pytest.raises(RateLimited) as caught:
+        post(server)
+    assert caught.value.retry_after == expected and len(server.bodies) == 1 and "slow down" in str(caught.value)
+
+
+def test_retry_after_as_an_http_date() -> None:
+    later = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    assert 25 < (retry_after(later) or 0) <= 30
+    assert retry_after("-5") == 0.0 and retry_after(None) is None
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+def test_refusals_are_not_retried_and_never_carry_the_key(status: int) -> None:
+    masked = f"{KEY[:10]}*****{KEY[-6:]}"
+    body = {"error": {"message": f"Incorrect API key provided: {KEY}, also known as {masked}."}}
+    with Canned([canned(status, body), GOOD]).running() as server, pytest.raises(ProviderError) as caught:
+        post(server)
+    message = str(caught.value)
+    assert not isinstance(caught.value, ProviderDown) and len(server.bodies) == 1
+    assert str(status) in message and "127.0.0.1" in message and "Incorrect API key" in message
+    assert KEY not in message and KEY[:10] not in message and KEY[-6:] not in message
+
+
+def test_redact_leaves_ordinary_words_alone() -> None:
+    assert redact("the rate limit for requests", KEY) == "the rate limit for requests"
+    assert redact(f"key={KEY}!", KEY) == "key=[redacted]!"
+    assert redact("anything", "") == "anything"
+
+
+def test_the_environment_cannot_route_requests_through_a_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
+        monkeypatch.setenv(var, "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "")
+    with Canned([GOOD]).running() as server:
+        assert post(server) == {"fine": True}
+
+
+def test_a_rate_limit_spaces_requests_across_bouts() -> None:
+    async def go(server: Canned) -> None:
+        wire = Transport(retry=FAST, rate=20.0)
+        clients = [wire.client() for _ in range(6)]  # as six bouts would
+        try:
+            await asyncio.gather(*(post_json(wire, c, "openai", server.url, {}, {}, "") for c in clients))
+        finally:
+            for c in clients:
+                await c.aclose()
+
+    with Canned([GOOD] * 6).running() as server:
+        started = time.monotonic()
+        asyncio.run(go(server))
+        elapsed = time.monotonic() - started
+    assert len(server.bodies) == 6 and elapsed >= 0.25  # 20 per second: the 6th goes 250 ms after the 1st
+    with pytest.raises(ValueError):
+        RateLimit(0)
+
+
+def test_a_logged_base_url_has_no_credentials() -> None:
+    assert public_url("https://user:secret@gw.example.com/v1/?key=secret#x") == "https://gw.example.com/v1"
+
+
+def test_backoff_is_bounded() -> None:
+    retry = Retry(base_delay=1.0, max_delay=4.0)
+    assert all(0 <= retry.delay(n) <= 4.0 for n in range(20))
