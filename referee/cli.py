@@ -400,18 +400,28 @@ def season_new(
 
 
 @season_app.command("run")
-def season_run(name: str, db: DbOpt = None) -> None:
-    """Run what is queued; safe to stop, kill and run again."""
+def season_run(
+    name: str,
+    db: DbOpt = None,
+    concurrency: ConcurrencyOpt = 1,
+    deadline: DeadlineOpt = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = None,
+) -> None:
+    """Run what is queued; safe to stop, kill and run again (unfinished bouts resume)."""
     from referee.errors import ArenaError
     from referee.publishing import play_season, status
+    from referee.runner import parse_duration
     from referee.seasons import SeasonError
 
     try:
+        limit = parse_duration(deadline) if deadline else None
         done = play_season(db, name, on_done=lambda r: typer.echo(
             f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} #{r.spec.attempt}: "
-            f"{'PASS' if r.verdict.passed else 'FAIL'}"))
+            f"{'PASS' if r.verdict.passed else 'FAIL'}"), concurrency=concurrency, deadline=limit,
+            base_url=base_url, rate=rate)
         counts = status(db, name)
-    except (ArenaError, SeasonError) as err:
+    except (ArenaError, SeasonError, ValueError) as err:
         _fail(str(err))
     typer.echo(f"{done} bouts run; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 

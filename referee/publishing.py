@@ -9,10 +9,11 @@ from typing import Any
 from referee.boards import failure_modes, leaderboard
 from referee.bout import BoutRecord
 from referee.export import ExportResult, export_dataset, verify_dataset
-from referee.home import db_url, ensure_key, keyring, keys_dir
+from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir
 from referee.keys import load_periods
 from referee.render import failure_table, leader_table
-from referee.seasons import new_season, run_season, season_status
+from referee.runner import model_options
+from referee.seasons import new_season, run_season, season_agents, season_status
 from referee.store import Store
 
 __all__ = ["board", "create_season", "export", "play_season", "status", "verify_export"]
@@ -33,10 +34,15 @@ def create_season(db: str | None, name: str, agents: Sequence[str], jobs: Sequen
         store.close()
 
 
-def play_season(db: str | None, name: str, on_done: Callable[[BoutRecord], None] | None = None) -> int:
+def play_season(db: str | None, name: str, on_done: Callable[[BoutRecord], None] | None = None, *,
+                concurrency: int = 1, deadline: float | None = None, base_url: str | None = None,
+                rate: float | None = None) -> int:
+    """Run a season's queue; working logs live in ARENA_HOME/work so a killed run resumes."""
     store = _store(db)
     try:
-        return run_season(store, name, ensure_key(), on_done=on_done)
+        options = model_options(season_agents(store, name), base_url=base_url, rate=rate)
+        return run_season(store, name, ensure_key(), on_done=on_done, concurrency=concurrency, deadline=deadline,
+                          work_dir=arena_home() / "work", options=options)
     finally:
         store.close()
 

@@ -14,17 +14,20 @@ import random
 import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from sqlalchemy import UniqueConstraint, func
 from sqlmodel import Field, Session, select
 
-from referee.bout import BoutRecord, BoutSpec, run_bout
+from catalog import load_catalog
+from referee.agents import AgentOptions
+from referee.bout import BoutRecord, BoutSpec
 from referee.log import utc_now
-from referee.runner import MAX_SEED, plan_bouts
+from referee.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.signing import ArenaKey
-from referee.store import Store, StoreBase, row_from_record
+from referee.store import BoutRow, PausedRow, Store, StoreBase
 
-__all__ = ["Season", "SeasonBout", "SeasonError", "new_season", "run_season", "season_status"]
+__all__ = ["Season", "SeasonBout", "SeasonError", "new_season", "run_season", "season_agents", "season_status"]
 
 
 class SeasonError(ValueError):
@@ -122,33 +125,60 @@ def _season(session: Session, name: str) -> Season:
     return season
 
 
-def _claim(store: Store, name: str) -> SeasonBout | None:
-    """The next queued bout, marked running. On PostgreSQL several runners share the queue
-    (SKIP LOCKED); SQLite has one writer at a time, so the plain select is enough."""
+def _claim(store: Store, name: str, limit: int | None) -> list[SeasonBout]:
+    """Queued bouts, marked running. On PostgreSQL several runners share the queue (SKIP
+    LOCKED); SQLite has one writer at a time, so the plain select is enough."""
     with Session(store.engine) as session:
         query = (select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state == "queued")
-                 .order_by(SeasonBout.id).limit(1).with_for_update(skip_locked=True))  # type: ignore[arg-type]
-        entry = session.exec(query).first()
-        if entry is None:
-            return None
-        entry.state = "running"
-        session.add(entry)
+                 .order_by(SeasonBout.id).with_for_update(skip_locked=True))  # type: ignore[arg-type]
+        if limit is not None:
+            query = query.limit(limit)
+        entries = list(session.exec(query))
+        for entry in entries:
+            entry.state = "running"
+            session.add(entry)
         session.commit()
-        session.refresh(entry)
-        return entry
+        for entry in entries:
+            session.refresh(entry)
+        return entries
 
 
-def _finish(store: Store, entry_id: int, record: BoutRecord) -> None:
-    """The bout's row and its place in the season, in one transaction."""
+def _reconcile(store: Store, name: str) -> int:
+    """Mark finished every planned bout whose row is stored, in completion order, in one
+    transaction. The row is the truth: a runner that died after storing a row but before
+    marking its bout can never cause the bout to run twice. Returns how many it marked."""
     with Session(store.engine) as session:
-        entry = session.get(SeasonBout, entry_id)
-        assert entry is not None
-        last = session.exec(select(func.max(SeasonBout.leaf_index)).where(SeasonBout.season == entry.season)).one()
-        entry.state, entry.bout_id = "finished", record.bout_id
-        entry.leaf_index = 0 if last is None else last + 1
-        session.add(entry)
-        session.add(row_from_record(record))
+        open_entries = {(e.agent, e.job, e.task_version, e.seed, e.attempt): e for e in session.exec(
+            select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state != "finished"))}
+        if not open_entries:
+            return 0
+        slug = {tv.name: tv.slug for tv in load_catalog().task_versions}
+        last = session.exec(select(func.max(SeasonBout.leaf_index)).where(SeasonBout.season == name)).one()
+        index = -1 if last is None else last
+        rows = session.exec(select(BoutRow).where(BoutRow.season == name)
+                            .order_by(BoutRow.finished_at, BoutRow.bout_id))
+        marked = 0
+        for row in rows:
+            entry = open_entries.pop((row.agent, row.job, slug[row.task_version], row.seed, row.attempt), None)
+            if entry is not None:
+                index += 1
+                entry.state, entry.bout_id, entry.leaf_index = "finished", row.bout_id, index
+                session.add(entry)
+                marked += 1
         session.commit()
+        return marked
+
+
+def _mark_paused(store: Store, name: str, spec: BoutSpec) -> None:
+    with Session(store.engine) as session:
+        entry = session.exec(select(SeasonBout).where(
+            SeasonBout.season == name, SeasonBout.agent == spec.agent, SeasonBout.job == spec.job,
+            SeasonBout.task_version == spec.task_version, SeasonBout.seed == spec.seed,
+            SeasonBout.attempt == spec.attempt)).first()
+        if entry is not None and entry.state != "finished":
+            entry.state = "paused"
+            session.add(entry)
+            session.commit()
 
 
 def run_season(
@@ -157,35 +187,59 @@ def run_season(
     key: ArenaKey,
     on_done: Callable[[BoutRecord], None] | None = None,
     limit: int | None = None,
+    *,
+    concurrency: int = 1,
+    deadline: float | None = None,
+    work_dir: Path | None = None,
+    options: AgentOptions | None = None,
 ) -> int:
-    """Run what is queued (at most ``limit`` bouts); returns how many finished now.
+    """Run what is queued (at most ``limit`` bouts); returns how many bouts finished now.
 
-    Bouts left "running" by a runner that died are queued again first: with SQLite
-    there is only ever one runner, so a running bout at start-up is an orphan.
+    First every unfinished bout with a working log in ``work_dir`` (paused, or left by a
+    runner that died) is carried on; then the queue is reconciled with the stored rows;
+    then queued bouts run, ``concurrency`` at a time, until done or ``deadline`` seconds.
+    A bout left "running" or "paused" with no row and no working log (its runner died
+    before its first event) is queued again.
     """
     _tables(store)
     with Session(store.engine) as session:
-        season = _season(session, name)
-        if store.engine.dialect.name == "sqlite":
-            for orphan in session.exec(select(SeasonBout).where(SeasonBout.season == name,
-                                                                SeasonBout.state == "running")):
-                orphan.state = "queued"
-                session.add(orphan)
-            session.commit()
-        rules = season.rules_version
-    done = 0
-    while limit is None or done < limit:
-        entry = _claim(store, name)
-        if entry is None:
-            break
-        assert entry.id is not None
-        spec = BoutSpec(entry.agent, entry.job, entry.task_version, entry.seed, entry.attempt, rules, name)
-        record = run_bout(spec, key)
-        _finish(store, entry.id, record)
-        done += 1
-        if on_done:
-            on_done(record)
+        rules = _season(session, name).rules_version
+    if work_dir is not None:
+        resume_bouts(key, work_dir, store, on_done=on_done, concurrency=concurrency, deadline=deadline,
+                     options=options)
+    done = _reconcile(store, name)
+    _requeue(store, name, ("running", "paused"))
+    entries = _claim(store, name, limit)
+    specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name) for e in entries]
+    run_bouts(specs, key, store=store, on_done=on_done, batch=1, concurrency=concurrency, deadline=deadline,
+              work_dir=work_dir, options=options, on_paused=lambda p: _mark_paused(store, name, p.spec))
+    done += _reconcile(store, name)
+    _requeue(store, name, ("running",))  # claimed, but the deadline came before they started
     return done
+
+
+def _requeue(store: Store, name: str, states: Sequence[str]) -> None:
+    """Queue again the bouts in ``states`` that nothing is holding: a bout with a paused row
+    in the store will be resumed from its log, so running it afresh would run it twice."""
+    with Session(store.engine) as session:
+        held = {(p.agent, p.job, p.task_version, p.seed, p.attempt)
+                for p in session.exec(select(PausedRow).where(PausedRow.season == name))}
+        for entry in session.exec(select(SeasonBout).where(SeasonBout.season == name)):
+            if entry.state in states and (entry.agent, entry.job, entry.task_version, entry.seed,
+                                          entry.attempt) not in held:
+                entry.state = "queued"
+                session.add(entry)
+            elif entry.state in states:
+                entry.state = "paused"
+                session.add(entry)
+        session.commit()
+
+
+def season_agents(store: Store, name: str) -> list[str]:
+    """The agents a season plays, as queued."""
+    _tables(store)
+    with Session(store.engine) as session:
+        return _season(session, name).agents.split(";")
 
 
 def season_status(store: Store, name: str) -> dict[str, int]:
