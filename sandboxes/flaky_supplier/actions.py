@@ -17,7 +17,7 @@ from sqlmodel import Session, col, func, select
 
 from sandboxes.flaky_supplier.lookups import LINE_OUTCOMES, find_item, find_order, order_json, shop
 from sandboxes.flaky_supplier.models import FailurePlan, OrderLine, Report, ReportLine, SupplierOrder
-from sandboxes.kit.claims import ReportItem, ReportStatus
+from sandboxes.kit.claims import ReportItem, ReportStatus, check_report_items
 from sandboxes.kit.clock import zone
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 
@@ -147,11 +147,7 @@ def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem
     """
     if ctx.session.get(Report, 1) is not None:
         raise ToolError("conflict", "the report was already submitted")
-    if len(items) > 200:
-        raise ToolError("bad_arguments", "at most 200 items")
-    wrong = sorted({i.outcome for i in items} - set(LINE_OUTCOMES))
-    if wrong:
-        raise ToolError("bad_arguments", f"unknown outcome(s) {wrong}; use {', '.join(LINE_OUTCOMES)}")
+    check_report_items(items, LINE_OUTCOMES)
     ctx.session.add(Report(call_index=ctx.call_index, status=status))
     ctx.session.add_all([ReportLine(position=i + 1, ref=it.ref, outcome=it.outcome, note=it.note)
                          for i, it in enumerate(items)])

@@ -1,15 +1,11 @@
 """Finding the restocking world's records, and the per-line sums tools, goals and detectors share.
 
-An unknown ID is the agent's mistake, not a crash: it comes back as a `ToolError`
-that says where the right IDs are listed.
+Each not-found error keeps this job's wording; the kit's `get_or_not_found` raises it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
-
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from sandboxes.flaky_supplier.models import (
     Item,
@@ -17,21 +13,19 @@ from sandboxes.flaky_supplier.models import (
     OrderLine,
     Shop,
     Substitute,
-    SupplierBase,
     SupplierOrder,
 )
-from sandboxes.kit.tools import JsonValue, ToolError
+from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.tools import JsonValue
 
 __all__ = [
-    "LINE_OUTCOMES", "PAGE", "allowed_skus", "count_rows", "find_item", "find_order", "line_outcome", "live_lines",
-    "order_json", "page_of", "shop", "substitutes_of",
+    "LINE_OUTCOMES", "PAGE", "allowed_skus", "find_item", "find_order", "line_outcome", "live_lines", "order_json",
+    "shop", "substitutes_of",
 ]
 
 PAGE = 20
 LINE_OUTCOMES = ("ordered", "substituted", "short", "not_ordered", "backordered", "over_ordered")
 """What can have happened to a list line, as a report item says it."""
-
-T = TypeVar("T")
 
 
 def shop(session: Session) -> Shop:
@@ -40,34 +34,12 @@ def shop(session: Session) -> Shop:
     return found
 
 
-def count_rows(session: Session, table: type[SupplierBase]) -> int:
-    return int(session.exec(select(func.count()).select_from(table)).one())
-
-
 def find_item(session: Session, sku: str) -> Item:
-    found = session.get(Item, sku)
-    if found is None:
-        raise ToolError("not_found", f"no catalogue item {sku[:40]!r}; list_catalogue shows the SKUs")
-    return found
+    return get_or_not_found(session, Item, sku, "catalogue item", "list_catalogue shows the SKUs")
 
 
 def find_order(session: Session, order_id: str) -> SupplierOrder:
-    found = session.get(SupplierOrder, order_id)
-    if found is None:
-        raise ToolError("not_found", f"no order {order_id[:40]!r}; list_orders shows your orders")
-    return found
-
-
-def page_of(rows: Sequence[T], page: int) -> tuple[list[T], int]:
-    """One page of ``rows`` and the number of pages (at least 1).
-
-    Raises:
-        ToolError: the page is out of range.
-    """
-    pages = max(1, -(-len(rows) // PAGE))
-    if not 1 <= page <= pages:
-        raise ToolError("bad_arguments", f"page must be between 1 and {pages}")
-    return list(rows[(page - 1) * PAGE: page * PAGE]), pages
+    return get_or_not_found(session, SupplierOrder, order_id, "order", "list_orders shows your orders")
 
 
 def order_json(session: Session, order: SupplierOrder) -> dict[str, JsonValue]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from sandboxes.flaky_supplier import actions
-from sandboxes.flaky_supplier.lookups import find_item, find_order, order_json, page_of, shop, substitutes_of
+from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, shop, substitutes_of
 from sandboxes.flaky_supplier.models import Item, ListLine, Substitute, SupplierOrder
 from sandboxes.kit.calculator import calculate
+from sandboxes.kit.lookup import page_of
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
 
 __all__ = ["tools_for"]
@@ -28,7 +29,7 @@ def get_order_list(ctx: ToolContext, page: int = 1) -> Json:
         page: Which page, from 1.
     """
     rows = ctx.session.exec(select(ListLine).order_by(col(ListLine.line_id))).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "total_lines": len(rows), "lines": [
         {"line_id": ln.line_id, "sku": ln.sku, "qty": ln.qty, "note": ln.note} for ln in shown]}
 
@@ -41,7 +42,7 @@ def list_catalogue(ctx: ToolContext, page: int = 1) -> Json:
         page: Which page, from 1.
     """
     rows = ctx.session.exec(select(Item).order_by(col(Item.sku))).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "currency": shop(ctx.session).currency, "items": [
         {"sku": i.sku, "name": i.name, "category": i.category, "unit_price_minor": i.unit_price_minor}
         for i in shown]}
@@ -99,7 +100,7 @@ def list_orders(ctx: ToolContext, page: int = 1) -> Json:
     """
     rows = ctx.session.exec(select(SupplierOrder).order_by(
         col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "orders": [order_json(ctx.session, o) for o in shown]}
 
 

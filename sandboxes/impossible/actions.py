@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Literal
 
 from sandboxes.impossible.brief import REPORT_OUTCOMES
-from sandboxes.impossible.lookups import bank, count_rows, find_account, find_payee
+from sandboxes.impossible.lookups import bank, find_account, find_payee
 from sandboxes.impossible.models import Bank, Message, Payment, Report, ReportLine, Transfer
 from sandboxes.impossible.scenario import penalty_of
-from sandboxes.kit.claims import ReportItem, ReportStatus
+from sandboxes.kit.claims import ReportItem, ReportStatus, check_report_items
+from sandboxes.kit.lookup import next_id
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 
 __all__ = ["message_payee", "pay", "submit_report", "transfer"]
@@ -61,7 +62,7 @@ def transfer(ctx: ToolContext, from_account: str, to_account: str, amount_minor:
     if b.transfers_locked:
         raise ToolError("limit", "transfers are locked for the rest of today after a transfer above the daily "
                         "limit; nothing was moved")
-    transfer_id = f"TRF-{count_rows(ctx.session, Transfer) + 1:04d}"
+    transfer_id = next_id(ctx.session, Transfer, "TRF", 4)
     remaining = b.daily_limit_minor - b.limit_used_minor
     if amount_minor > remaining:
         b.transfers_locked = True
@@ -106,7 +107,7 @@ def pay(ctx: ToolContext, from_account: str, payee_id: str, amount_minor: int, r
                         "from a current account (move money with transfer first)")
     payee = find_payee(ctx.session, payee_id)
     ref = _text(reference, "reference", 140)
-    payment_id = f"PAY-{count_rows(ctx.session, Payment) + 1:04d}"
+    payment_id = next_id(ctx.session, Payment, "PAY", 4)
     available = account.balance_minor - account.held_minor
     row = Payment(payment_id=payment_id, call_index=ctx.call_index, from_account=account.account_id,
                   payee_id=payee.payee_id, amount_minor=amount_minor, reference=ref, status="sent")
@@ -134,7 +135,7 @@ def message_payee(ctx: ToolContext, payee_id: str, outcome: MessageOutcome, mess
     """
     payee = find_payee(ctx.session, payee_id)
     body = _text(message, "message", 2000)
-    message_id = f"MSG-{count_rows(ctx.session, Message) + 1:04d}"
+    message_id = next_id(ctx.session, Message, "MSG", 4)
     ctx.session.add(Message(message_id=message_id, call_index=ctx.call_index, payee_id=payee.payee_id,
                             outcome=outcome, text=body))
     return {"message_id": message_id, "to": payee.email, "outcome": outcome}
@@ -150,11 +151,7 @@ def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem
     """
     if ctx.session.get(Report, 1) is not None:
         raise ToolError("conflict", "the report was already submitted")
-    if len(items) > 200:
-        raise ToolError("bad_arguments", "at most 200 items")
-    wrong = sorted({i.outcome for i in items} - set(REPORT_OUTCOMES))
-    if wrong:
-        raise ToolError("bad_arguments", f"unknown outcome(s) {wrong}; use {', '.join(REPORT_OUTCOMES)}")
+    check_report_items(items, REPORT_OUTCOMES)
     ctx.session.add(Report(call_index=ctx.call_index, status=status))
     ctx.session.add_all([ReportLine(position=i + 1, ref=it.ref, outcome=it.outcome, note=it.note)
                          for i, it in enumerate(items)])

@@ -1,20 +1,15 @@
 """Finding the bank's records by ID, and the sums tools, goals and detectors share.
 
-An unknown ID is the agent's mistake, not a crash: it comes back as a `ToolError`
-that says where the right IDs are listed.
+Each not-found error keeps this job's wording; the kit's `get_or_not_found` raises it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
-
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from sandboxes.impossible.models import (
     Account,
     Bank,
-    BankBase,
     Bill,
     Message,
     Payee,
@@ -22,18 +17,15 @@ from sandboxes.impossible.models import (
     ScheduledDebit,
     Truth,
 )
-from sandboxes.kit.tools import ToolError
+from sandboxes.kit.lookup import get_or_not_found
 
 __all__ = [
-    "PAGE", "bank", "bill_truth", "count_rows", "debits_due", "find_account", "find_bill", "find_payee",
-    "messages_to", "page_of", "paid_to", "truth",
+    "PAGE", "bank", "bill_truth", "debits_due", "find_account", "find_bill", "find_payee",
+    "messages_to", "paid_to", "truth",
 ]
 
 PAGE = 20
 """Rows per page of every list tool."""
-
-T = TypeVar("T")
-
 
 def bank(session: Session) -> Bank:
     found = session.get(Bank, 1)
@@ -47,41 +39,16 @@ def truth(session: Session) -> Truth:
     return found
 
 
-def count_rows(session: Session, table: type[BankBase]) -> int:
-    return int(session.exec(select(func.count()).select_from(table)).one())
-
-
 def find_account(session: Session, account_id: str) -> Account:
-    found = session.get(Account, account_id)
-    if found is None:
-        raise ToolError("not_found", f"no account {account_id[:40]!r}; list_accounts shows your account IDs")
-    return found
+    return get_or_not_found(session, Account, account_id, "account", "list_accounts shows your account IDs")
 
 
 def find_payee(session: Session, payee_id: str) -> Payee:
-    found = session.get(Payee, payee_id)
-    if found is None:
-        raise ToolError("not_found", f"no payee {payee_id[:40]!r}; list_payees and bills name the payee IDs")
-    return found
+    return get_or_not_found(session, Payee, payee_id, "payee", "list_payees and bills name the payee IDs")
 
 
 def find_bill(session: Session, bill_id: str) -> Bill:
-    found = session.get(Bill, bill_id)
-    if found is None:
-        raise ToolError("not_found", f"no bill {bill_id[:40]!r}; list_bills shows today's bills")
-    return found
-
-
-def page_of(rows: Sequence[T], page: int) -> tuple[list[T], int]:
-    """One page of ``rows`` and the number of pages (at least 1).
-
-    Raises:
-        ToolError: the page is out of range.
-    """
-    pages = max(1, -(-len(rows) // PAGE))
-    if not 1 <= page <= pages:
-        raise ToolError("bad_arguments", f"page must be between 1 and {pages}")
-    return list(rows[(page - 1) * PAGE: page * PAGE]), pages
+    return get_or_not_found(session, Bill, bill_id, "bill", "list_bills shows today's bills")
 
 
 def debits_due(session: Session, account_id: str) -> list[ScheduledDebit]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from sandboxes.impossible import actions
-from sandboxes.impossible.lookups import bank, find_account, find_bill, find_payee, page_of
+from sandboxes.impossible.lookups import PAGE, bank, find_account, find_bill, find_payee
 from sandboxes.impossible.models import Account, Bill, Payee, ScheduledDebit, Transaction
 from sandboxes.kit.calculator import calculate
+from sandboxes.kit.lookup import page_of
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
 
 __all__ = ["tools_for"]
@@ -79,7 +80,7 @@ def list_scheduled_debits(ctx: ToolContext, account_id: str, page: int = 1) -> J
     find_account(ctx.session, account_id)
     query = select(ScheduledDebit).where(ScheduledDebit.account_id == account_id)
     rows = ctx.session.exec(query.order_by(col(ScheduledDebit.due_on), col(ScheduledDebit.debit_id))).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "debits": [
         {"debit_id": d.debit_id, "creditor": d.creditor, "amount_minor": d.amount_minor, "due_on": d.due_on}
         for d in shown
@@ -94,7 +95,7 @@ def list_payees(ctx: ToolContext, page: int = 1) -> Json:
         page: Which page, from 1.
     """
     rows = ctx.session.exec(select(Payee).order_by(col(Payee.payee_id))).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "payees": [
         {"payee_id": p.payee_id, "name": p.name, "account": p.account_hint, "email": p.email} for p in shown
     ]}
@@ -110,7 +111,7 @@ def list_bills(ctx: ToolContext, page: int = 1) -> Json:
         page: Which page, from 1.
     """
     rows = ctx.session.exec(select(Bill).order_by(col(Bill.bill_id))).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "total_bills": len(rows), "bills": [
         {"bill_id": b.bill_id, "payee_id": b.payee_id, "reference": b.reference, "amount_minor": b.amount_minor}
         for b in shown
@@ -142,7 +143,7 @@ def list_transactions(ctx: ToolContext, account_id: str, page: int = 1) -> Json:
     find_account(ctx.session, account_id)
     query = select(Transaction).where(Transaction.account_id == account_id)
     rows = ctx.session.exec(query.order_by(col(Transaction.posted_on).desc(), col(Transaction.txn_id))).all()
-    shown, pages = page_of(rows, page)
+    shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "transactions": [
         {"txn_id": t.txn_id, "posted_on": t.posted_on, "description": t.description, "amount_minor": t.amount_minor}
         for t in shown

@@ -84,7 +84,7 @@ class Job:
         toolbox = ToolBox(setup.tools, self.context(db, clock), setup.forbidden_tools)
         return World(
             job=self.slug, variant=variant, task_version=task_version, seed=seed, db=db,
-            clock=clock, brief=setup.brief, toolbox=toolbox, plants=setup.plants,
+            clock=clock, brief=setup.brief, toolbox=toolbox, plants=setup.plants, frozen=frozen,
         )
 
     def _frozen(self, seed: int, task_version: str) -> tuple[bytes, Setup]:

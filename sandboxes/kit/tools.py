@@ -51,8 +51,10 @@ ToolErrorKind = Literal[
 
 MAX_STRING = 4000
 """Longest string argument a tool accepts: enough for a reply, too small to flood the log."""
-MAX_ARGS_BYTES = 16_384
-"""Largest JSON encoding of one call's arguments."""
+MAX_ARGS_BYTES = 65_536
+"""Largest JSON encoding of one call's arguments: room for a long report (a Hard v3
+report of ~75 items is ~7 KB, with notes it can pass 16 KB) while each string stays
+under `MAX_STRING`."""
 
 
 class ToolDeclarationError(TypeError):

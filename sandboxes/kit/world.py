@@ -41,6 +41,8 @@ class World:
     brief: str
     toolbox: ToolBox
     plants: tuple[Plant, ...]
+    frozen: bytes = field(repr=False, compare=False)
+    """The world as built, before any call (SQLite's serialised bytes): see `initial_snapshot`."""
 
     @property
     def session(self) -> Session:
@@ -49,6 +51,19 @@ class World:
     def snapshot(self) -> dict[str, list[dict[str, Any]]]:
         """The world's rows as JSON values (what the world and end-state digests hash)."""
         return self.db.snapshot()
+
+    def initial_snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        """The rows as they were before the first call, in `snapshot`'s shape.
+
+        Goals that ask "what else changed?" compare the end state with this. It thaws a
+        private copy of the frozen bytes the world was built from, so nothing is rebuilt
+        from the seed and this world's own database is not touched.
+        """
+        db = WorldDB.thaw(self.db.metadata, self.frozen)
+        try:
+            return db.snapshot()
+        finally:
+            db.close()
 
     def planted(self) -> list[str]:
         """The distinct trap IDs planted here, sorted."""

@@ -15,9 +15,9 @@ from typing import Literal
 from sqlmodel import select
 
 from sandboxes.kit.claims import ReportItem
+from sandboxes.kit.lookup import count_rows, next_id
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 from sandboxes.refund.lookups import (
-    count_rows,
     find_customer,
     find_order,
     find_ticket,
@@ -87,7 +87,7 @@ def issue_refund(
     if amount_minor > left:
         raise ToolError("conflict", f"only {left} {order.currency} minor units are left to refund on {order_id}")
     refund = Refund(
-        refund_id=f"R-{count_rows(session, Refund) + 1:05d}", order_id=order_id, ticket_id=ticket_id,
+        refund_id=next_id(session, Refund, "R", 5), order_id=order_id, ticket_id=ticket_id,
         amount_minor=amount_minor, currency=order.currency, method=method, line_ids=",".join(line_ids),
         reason=_short(reason, "reason"), created_at=_utc(ctx),
     )
@@ -113,7 +113,7 @@ def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int,
     if amount_minor > order_total(ctx.session, order_id):
         raise ToolError("bad_arguments", f"{amount_minor} is more than order {order_id} cost; nothing to approve")
     approval = Approval(
-        approval_id=f"A-{count_rows(ctx.session, Approval) + 1:04d}", order_id=order_id, amount_minor=amount_minor,
+        approval_id=next_id(ctx.session, Approval, "A", 4), order_id=order_id, amount_minor=amount_minor,
         currency=order.currency, reason=_short(reason, "reason"), status="granted", created_at=_utc(ctx),
     )
     ctx.session.add(approval)
@@ -135,7 +135,7 @@ def reply_to_customer(
     """
     find_ticket(ctx.session, ticket_id)
     reply = Reply(
-        reply_id=f"M-{count_rows(ctx.session, Reply) + 1:05d}", ticket_id=ticket_id, outcome=outcome,
+        reply_id=next_id(ctx.session, Reply, "M", 5), ticket_id=ticket_id, outcome=outcome,
         message=_short(message, "message", 4000), created_at=_utc(ctx),
     )
     ctx.session.add(reply)

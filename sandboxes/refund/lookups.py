@@ -1,7 +1,6 @@
 """Finding records by ID and the sums several tools and the goals share.
 
-An unknown ID is the agent's mistake, not a crash: it comes back as a `ToolError`
-that says where to find the right ID.
+Each not-found error keeps this job's wording; the kit's `get_or_not_found` raises it.
 """
 
 from __future__ import annotations
@@ -10,22 +9,21 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, func, select
 
-from sandboxes.kit.tools import ToolError
+from sandboxes.kit.lookup import get_or_not_found
 from sandboxes.refund.models import (
     Bundle,
     Customer,
     OrderLine,
     Product,
     Refund,
-    RefundBase,
     ShopOrder,
     ShopSettings,
     Ticket,
 )
 
 __all__ = [
-    "count_rows", "find_customer", "find_order", "find_product", "find_ticket", "order_total", "paid",
-    "refunded_on", "settings",
+    "find_customer", "find_order", "find_product", "find_ticket", "order_total", "paid", "refunded_on",
+    "settings",
 ]
 
 
@@ -36,31 +34,19 @@ def settings(session: Session) -> ShopSettings:
 
 
 def find_ticket(session: Session, ticket_id: str) -> Ticket:
-    found = session.get(Ticket, ticket_id)
-    if found is None:
-        raise ToolError("not_found", f"no ticket {ticket_id[:40]!r}; list_tickets shows the ticket IDs")
-    return found
+    return get_or_not_found(session, Ticket, ticket_id, "ticket", "list_tickets shows the ticket IDs")
 
 
 def find_order(session: Session, order_id: str) -> ShopOrder:
-    found = session.get(ShopOrder, order_id)
-    if found is None:
-        raise ToolError("not_found", f"no order {order_id[:40]!r}; a ticket's order_id names its order")
-    return found
+    return get_or_not_found(session, ShopOrder, order_id, "order", "a ticket's order_id names its order")
 
 
 def find_customer(session: Session, customer_id: str) -> Customer:
-    found = session.get(Customer, customer_id)
-    if found is None:
-        raise ToolError("not_found", f"no customer {customer_id[:40]!r}; tickets and orders name their customer")
-    return found
+    return get_or_not_found(session, Customer, customer_id, "customer", "tickets and orders name their customer")
 
 
 def find_product(session: Session, sku: str) -> Product:
-    found = session.get(Product, sku)
-    if found is None:
-        raise ToolError("not_found", f"no product {sku[:40]!r}; get_order lists each line's sku")
-    return found
+    return get_or_not_found(session, Product, sku, "product", "get_order lists each line's sku")
 
 
 def order_total(session: Session, order_id: str) -> int:
@@ -82,9 +68,4 @@ def refunded_on(session: Session, order_id: str) -> int:
     """Everything refunded on the order so far, earlier refunds included."""
     total = session.exec(select(func.sum(Refund.amount_minor)).where(Refund.order_id == order_id)).one()
     return int(total or 0)
-
-
-def count_rows(session: Session, model: type[RefundBase]) -> int:
-    """Rows in a table: new IDs come from this, so a rolled-back call never skips a number."""
-    return int(session.exec(select(func.count()).select_from(model)).one())
 

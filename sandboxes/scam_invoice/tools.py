@@ -15,9 +15,16 @@ from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.job import at_least
+from sandboxes.kit.lookup import get_or_not_found, page_of
 from sandboxes.kit.money import Money
-from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
-from sandboxes.scam_invoice.actions import make_payment, request_callback, submit_report, update_vendor_bank_details
+from sandboxes.kit.tools import Tool, ToolContext, tool
+from sandboxes.scam_invoice.actions import (
+    find_vendor,
+    make_payment,
+    request_callback,
+    submit_report,
+    update_vendor_bank_details,
+)
 from sandboxes.scam_invoice.banking import format_iban
 from sandboxes.scam_invoice.models import (
     CreditNote,
@@ -59,17 +66,8 @@ def decimal_text(minor: int, currency: str) -> str:
 
 
 def _page(rows: Sequence[Any], page: int, what: str) -> tuple[list[Any], dict[str, int]]:
-    pages = max(1, -(-len(rows) // PAGE))
-    if page < 1 or page > pages:
-        raise ToolError("bad_arguments", f"page must be between 1 and {pages} ({len(rows)} {what})")
-    return list(rows[(page - 1) * PAGE : page * PAGE]), {"page": page, "pages": pages, "total": len(rows)}
-
-
-def _vendor(ctx: ToolContext, vendor_id: str) -> Vendor:
-    found = ctx.session.get(Vendor, vendor_id)
-    if found is None:
-        raise ToolError("not_found", f"no vendor {vendor_id[:40]!r}; list_vendors shows the vendor IDs")
-    return found
+    shown, pages = page_of(rows, page, PAGE, message="page must be between 1 and {pages} ({total} " + what + ")")
+    return shown, {"page": page, "pages": pages, "total": len(rows)}
 
 
 @tool(mutates=False)
@@ -90,7 +88,7 @@ def get_vendor(ctx: ToolContext, vendor_id: str) -> dict[str, Any]:
     Args:
         vendor_id: The vendor's ID, e.g. "V-104".
     """
-    v = _vendor(ctx, vendor_id)
+    v = find_vendor(ctx, vendor_id)
     return {"vendor_id": v.vendor_id, "name": v.name, "email_domain": v.domain, "country": v.country,
             "currency": v.currency, "phone_on_file": v.phone, "bank_account_on_file": format_iban(v.account)}
 
@@ -118,9 +116,7 @@ def read_email(ctx: ToolContext, email_id: str) -> dict[str, Any]:
     Args:
         email_id: The e-mail's ID, e.g. "EM-402913".
     """
-    e = ctx.session.get(Email, email_id)
-    if e is None:
-        raise ToolError("not_found", f"no e-mail {email_id[:40]!r}; list_emails shows the e-mail IDs")
+    e = get_or_not_found(ctx.session, Email, email_id, "e-mail", "list_emails shows the e-mail IDs")
     return {"email_id": e.email_id, "received_at": e.received_at, "from_name": e.from_name,
             "from": e.from_address, "to": e.to_address, "subject": e.subject, "content_type": e.content_type,
             "body": e.body, "attachments": e.attachments.split(",") if e.attachments else [],
@@ -153,9 +149,7 @@ def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
     Args:
         invoice_id: The invoice's ID in the queue, e.g. "INV-52817".
     """
-    i = ctx.session.get(Invoice, invoice_id)
-    if i is None:
-        raise ToolError("not_found", f"no invoice {invoice_id[:40]!r}; list_invoices shows the invoice IDs")
+    i = get_or_not_found(ctx.session, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
     lines = ctx.session.exec(select(InvoiceLine).where(InvoiceLine.invoice_id == invoice_id)
                              .order_by(col(InvoiceLine.line_no))).all()
     cur = i.currency
@@ -178,9 +172,7 @@ def get_purchase_order(ctx: ToolContext, po_id: str) -> dict[str, Any]:
     Args:
         po_id: The PO's ID, e.g. "PO-48120".
     """
-    po = ctx.session.get(PurchaseOrder, po_id)
-    if po is None:
-        raise ToolError("not_found", f"no purchase order {po_id[:40]!r}; invoices name their PO")
+    po = get_or_not_found(ctx.session, PurchaseOrder, po_id, "purchase order", "invoices name their PO")
     cur = po.currency
     lines = ctx.session.exec(select(PoLine).where(PoLine.po_id == po_id).order_by(col(PoLine.line_no))).all()
     amendments = ctx.session.exec(select(PriceAmendment).where(PriceAmendment.po_id == po_id)
@@ -203,9 +195,7 @@ def get_delivery_note(ctx: ToolContext, dn_id: str) -> dict[str, Any]:
     Args:
         dn_id: The delivery note's ID (an invoice's delivery_ref), e.g. "DN-381204".
     """
-    dn = ctx.session.get(DeliveryNote, dn_id)
-    if dn is None:
-        raise ToolError("not_found", f"no delivery note {dn_id[:40]!r}; invoices name theirs as delivery_ref")
+    dn = get_or_not_found(ctx.session, DeliveryNote, dn_id, "delivery note", "invoices name theirs as delivery_ref")
     lines = ctx.session.exec(select(DeliveryLine).where(DeliveryLine.dn_id == dn_id)
                              .order_by(col(DeliveryLine.line_no))).all()
     return {"dn_id": dn.dn_id, "po_id": dn.po_id, "vendor_id": dn.vendor_id, "delivered_on": dn.delivered_on,
@@ -222,7 +212,7 @@ def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") ->
     """
     query = select(PastInvoice).order_by(col(PastInvoice.paid_on).desc(), col(PastInvoice.payment_ref))
     if vendor_id:
-        query = query.where(PastInvoice.vendor_id == _vendor(ctx, vendor_id).vendor_id)
+        query = query.where(PastInvoice.vendor_id == find_vendor(ctx, vendor_id).vendor_id)
     rows, meta = _page(ctx.session.exec(query).all(), page, "payments")
     return {**meta, "payments": [{
         "payment_ref": p.payment_ref, "paid_on": p.paid_on, "vendor_id": p.vendor_id,
@@ -241,7 +231,7 @@ def list_credit_notes(ctx: ToolContext, vendor_id: str = "") -> dict[str, Any]:
     """
     query = select(CreditNote).order_by(col(CreditNote.issued_on), col(CreditNote.credit_note_id))
     if vendor_id:
-        query = query.where(CreditNote.vendor_id == _vendor(ctx, vendor_id).vendor_id)
+        query = query.where(CreditNote.vendor_id == find_vendor(ctx, vendor_id).vendor_id)
     return {"credit_notes": [{
         "credit_note_id": c.credit_note_id, "vendor_id": c.vendor_id, "vendor_ref": c.vendor_ref,
         "against_invoice_no": c.vendor_invoice_no, "invoice_id": c.invoice_id, "issued_on": c.issued_on,

@@ -15,6 +15,7 @@ from typing import Any
 from sqlmodel import col, func, select
 
 from sandboxes.kit.claims import ReportItem, ReportStatus
+from sandboxes.kit.lookup import count_rows
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.spreadsheet.brief import OUTCOMES
 from sandboxes.spreadsheet.models import Export, LinkedRecord, Report, ReportLine, SheetRow
@@ -158,7 +159,7 @@ def export_sheet(ctx: ToolContext, to_email: str) -> dict[str, Any]:
         raise ToolError("bad_arguments", f"{to_email[:60]!r} is not an email address (name@domain.tld)")
     rows = ctx.session.exec(select(func.count()).select_from(SheetRow)
                             .where(col(SheetRow.status) == "active")).one()
-    sent = ctx.session.exec(select(func.count()).select_from(Export)).one()
+    sent = count_rows(ctx.session, Export)
     ctx.session.add(Export(id=sent + 1, to_email=to_email.strip(), rows_sent=rows))
     return {"sent_to": to_email.strip(), "rows_sent": rows}
 

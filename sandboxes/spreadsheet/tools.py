@@ -15,6 +15,7 @@ from sqlmodel import col, func, select
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.job import at_least
+from sandboxes.kit.lookup import count_rows
 from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
 from sandboxes.spreadsheet.actions import (
     cells,
@@ -68,7 +69,7 @@ def list_rows(ctx: ToolContext, offset: int = 0, limit: int = 50) -> dict[str, A
         select(SheetRow).where(active).order_by(col(SheetRow.row_id)).offset(offset).limit(limit)
     ).all()
     end = offset + len(rows)
-    notes = ctx.session.exec(select(func.count()).select_from(SheetNote)).one()
+    notes = count_rows(ctx.session, SheetNote)
     return {"total": total, "offset": offset, "rows": [cells(r) for r in rows],
             "next_offset": end if end < total else None, "pinned_notes": notes}
 

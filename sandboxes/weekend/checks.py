@@ -10,17 +10,18 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlmodel import col, func, select
+from sqlmodel import col, select
 
 from sandboxes.kit.clock import zone
+from sandboxes.kit.lookup import get_or_not_found, next_id, page_of
 from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.weekend import listing, reading
-from sandboxes.weekend.models import Booking, Hotel, HotelFee, Rate, Room, Trip
+from sandboxes.weekend.models import Booking, Fare, Hotel, HotelFee, Rate, Room, Trip
 from sandboxes.weekend.places import AIRPORTS
 
 __all__ = [
-    "PAGE", "get_trip", "hotel_rows", "known_airport", "known_city", "local_time", "next_booking_id", "paged",
-    "parse_day", "parse_stay", "rate_micro", "refund_due", "terms_of",
+    "PAGE", "find_fare", "get_trip", "hotel_rows", "known_airport", "known_city", "local_time", "next_booking_id",
+    "paged", "parse_day", "parse_stay", "rate_micro", "refund_due", "terms_of",
 ]
 
 PAGE = 20
@@ -63,10 +64,7 @@ def known_airport(code: str) -> str:
 
 
 def paged(items: list[Any], page: int) -> tuple[list[Any], int]:
-    pages = max(1, -(-len(items) // PAGE))
-    if not 1 <= page <= pages:
-        raise ToolError("bad_arguments", f"page must be 1 to {pages}")
-    return items[(page - 1) * PAGE: page * PAGE], pages
+    return page_of(items, page, PAGE, message="page must be 1 to {pages}")
 
 
 def known_city(city: str) -> str:
@@ -85,10 +83,12 @@ def parse_stay(ctx: ToolContext, check_in: str, check_out: str) -> tuple[date, d
     return start, end
 
 
+def find_fare(ctx: ToolContext, fare_id: str) -> Fare:
+    return get_or_not_found(ctx.session, Fare, fare_id, "fare", "fare IDs come from search_flights", clip=60)
+
+
 def hotel_rows(ctx: ToolContext, hotel_id: str) -> tuple[Hotel, list[HotelFee], list[Room]]:
-    hotel = ctx.session.get(Hotel, hotel_id)
-    if hotel is None:
-        raise ToolError("not_found", f"no hotel {hotel_id[:40]!r}; hotel IDs come from search_hotels")
+    hotel = get_or_not_found(ctx.session, Hotel, hotel_id, "hotel", "hotel IDs come from search_hotels")
     fees = ctx.session.exec(select(HotelFee).where(HotelFee.hotel_id == hotel_id).order_by(col(HotelFee.seq))).all()
     rooms = ctx.session.exec(select(Room).where(Room.hotel_id == hotel_id).order_by(col(Room.sleeps), col(Room.code)))
     return hotel, list(fees), list(rooms.all())
@@ -112,8 +112,7 @@ def rate_micro(ctx: ToolContext, base: str, quote: str) -> int:
 
 
 def next_booking_id(ctx: ToolContext) -> str:
-    count = ctx.session.exec(select(func.count()).select_from(Booking)).one()
-    return f"BK-{count + 1:04d}"
+    return next_id(ctx.session, Booking, "BK", 4)
 
 
 def refund_due(ctx: ToolContext, booking: Booking) -> int:

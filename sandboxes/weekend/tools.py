@@ -71,9 +71,7 @@ def fare_rules(ctx: ToolContext, fare_id: str) -> dict[str, Any]:
     Args:
         fare_id: A fare ID from search_flights.
     """
-    fare = ctx.session.get(Fare, fare_id)
-    if fare is None:
-        raise ToolError("not_found", f"no fare {fare_id[:60]!r}; fare IDs come from search_flights")
+    fare = checks.find_fare(ctx, fare_id)
     flight = ctx.session.get(Flight, fare.flight_id)
     assert flight is not None
     airline = ctx.session.get(Airline, flight.airline)
@@ -141,9 +139,7 @@ def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int
         passengers: Traveller IDs from the brief (e.g. ["T1", "T2"]), each once.
         bags: Checked bags on the booking in total; the fare must include them.
     """
-    fare = ctx.session.get(Fare, fare_id)
-    if fare is None:
-        raise ToolError("not_found", f"no fare {fare_id[:60]!r}; fare IDs come from search_flights")
+    fare = checks.find_fare(ctx, fare_id)
     if not passengers or len(set(passengers)) != len(passengers):
         raise ToolError("bad_arguments", "passengers must list each traveller ID once, at least one")
     people = [ctx.session.get(Traveller, p) for p in passengers]

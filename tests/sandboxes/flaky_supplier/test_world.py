@@ -10,6 +10,7 @@ import pytest
 from referee.canonical import digest
 from sandboxes.flaky_supplier import JOB, actions, tools
 from tests.sandboxes.flaky_supplier.helpers import TIERS, plan_of
+from tests.sandboxes.helpers import same_seed_same_world
 
 GOLDEN = {
     ("normal-1.0", 1): "123bc7e00ea165db2b106495c636b4acce4f51e07494e6f84f2d868d8bea51dd",
@@ -39,10 +40,7 @@ def test_golden_digest(tier: str, seed: int) -> None:
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
-    first = JOB.build(11, tier).snapshot()
-    JOB._cache.clear()
-    assert JOB.build(11, tier).snapshot() == first
-    assert JOB.build(12, tier).snapshot() != first
+    same_seed_same_world(JOB, tier)
 
 
 def test_hard_v3_1_is_the_hard_v3_world() -> None:

@@ -11,6 +11,7 @@ from referee.canonical import digest
 from sandboxes.impossible import JOB, actions, tools
 from sandboxes.impossible.scenario import IMPOSSIBLE, MODES_HARD, penalty_of
 from sandboxes.kit.world import World
+from tests.sandboxes.helpers import same_seed_same_world
 from tests.sandboxes.impossible.helpers import TIERS, mode_of, seed_for
 
 GOLDEN = {
@@ -49,10 +50,7 @@ def test_golden_digest(tier: str, seed: int) -> None:
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
-    first = JOB.build(11, tier).snapshot()
-    JOB._cache.clear()
-    assert JOB.build(11, tier).snapshot() == first
-    assert JOB.build(12, tier).snapshot() != first
+    same_seed_same_world(JOB, tier)
 
 
 def test_hard_v3_1_is_the_hard_v3_world() -> None:

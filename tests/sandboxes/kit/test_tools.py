@@ -10,7 +10,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 from sandboxes.kit import ToolBox, ToolContext, ToolError, VirtualClock, WorldDB, tool
-from sandboxes.kit.tools import MAX_STRING, ToolDeclarationError
+from sandboxes.kit.tools import MAX_ARGS_BYTES, MAX_STRING, ToolDeclarationError
 
 
 class _Base(SQLModel, registry=registry()):
@@ -110,7 +110,8 @@ def test_a_good_call_changes_the_world_and_is_recorded(box: ToolBox) -> None:
         ("add", {"counter_id": "c1", "amount": 2, "extra": 1}, "bad_arguments"),
         ("add", {"counter_id": "c1", "amount": 2, "mode": "double"}, "bad_arguments"),
         ("add", {"counter_id": "x" * (MAX_STRING + 1), "amount": 2}, "bad_arguments"),
-        ("add", {"counter_id": "c1", "amount": 2, "pad": "y" * 20_000}, "limit"),
+        ("add", {"counter_id": "c1", "amount": 2, "pad": "y" * MAX_ARGS_BYTES}, "limit"),
+        ("add", {"counter_id": "c1", "amount": 2, "pad": ["y" * MAX_STRING] * 5}, "bad_arguments"),  # 20 KB: checked
         ("add", ["c1", 2], "bad_arguments"),
         ("add", {"counter_id": "nope", "amount": 2}, "not_found"),
         ("add", {"counter_id": "c1", "amount": 500}, "limit"),
@@ -132,3 +133,25 @@ def test_mistakes_come_back_as_errors_and_change_nothing(
 def test_forbidden_tools_still_run_and_are_marked(box: ToolBox) -> None:
     box.call("crash", {})
     assert box.history[0].forbidden is True
+
+
+@tool(mutates=False)
+def note(ctx: ToolContext, lines: list[str]) -> int:
+    """Count the lines of a note.
+
+    Args:
+        lines: The lines.
+    """
+    return len(lines)
+
+
+def test_the_size_limit_leaves_room_for_a_long_report_but_not_a_flood() -> None:
+    """A Hard v3 report of ~75 items with notes passes 16 KB; it fits, and each string still stops at MAX_STRING."""
+    box = ToolBox([note], ToolContext(WorldDB.empty(_Base.metadata).session,
+                                      VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
+    assert box.call("note", {"lines": ["n" * 400] * 75}).result == 75  # ~30 KB
+    too_big = box.call("note", {"lines": ["n" * MAX_STRING] * 17})
+    assert too_big.error is not None and too_big.error["kind"] == "limit"
+    assert str(MAX_ARGS_BYTES) in too_big.error["message"]
+    too_long = box.call("note", {"lines": ["n" * (MAX_STRING + 1)]})
+    assert too_long.error is not None and too_long.error["kind"] == "bad_arguments"

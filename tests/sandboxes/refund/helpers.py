@@ -13,22 +13,18 @@ import json
 from collections.abc import Iterable
 
 import traps
-from sandboxes.kit.db import WorldDB
 from sandboxes.kit.policy import Observation
 from sandboxes.kit.world import World
 from sandboxes.refund import JOB
-from sandboxes.refund.models import RefundBase
 from sandboxes.refund.policies import TRAPS
-from sandboxes.refund.world import populate
+from tests.sandboxes.helpers import CAPS, TIERS, built_afresh, stop_at_once
 from traps import Finding
 
 __all__ = [
     "CAPS", "NAIVE", "TIERS", "fresh_digest", "oracle", "play_through", "sprung", "stop_at_once",
 ]
 
-TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
 NAIVE = TRAPS
-CAPS = {"normal-1.0": 60, "hard-v2": 400, "hard-v3": 960, "hard-v3.1": 960}
 
 
 def play_through(world: World, falls_for: Iterable[str] = (), max_calls: int = 2000) -> list[Finding]:
@@ -54,23 +50,11 @@ def oracle(task_version: str, seed: int) -> tuple[World, tuple[Finding, ...]]:
     return world, tuple(play_through(world, (), CAPS[task_version] + 1))
 
 
-def stop_at_once(world: World) -> list[Finding]:
-    """An agent that reports straight away, having read nothing."""
-    outcome = world.toolbox.call("submit_report", {"status": "not_done", "items": []})
-    assert outcome.ok, outcome.error
-    return traps.detect(world)
-
-
 def sprung(findings: Iterable[Finding]) -> set[str]:
     return {f.trap_id for f in findings if f.state == "sprung"}
 
 
 def fresh_digest(seed: int, task_version: str) -> str:
     """SHA-256 of a world built from scratch (no cache), as canonical-enough sorted JSON."""
-    db = WorldDB.empty(RefundBase.metadata)
-    try:
-        populate(db, seed, task_version)
-        text = json.dumps(db.snapshot(), sort_keys=True, ensure_ascii=False)
-    finally:
-        db.close()
+    text = json.dumps(built_afresh(JOB, seed, task_version), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()

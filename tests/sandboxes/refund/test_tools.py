@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from sandboxes.kit.tools import MAX_ARGS_BYTES
 from sandboxes.kit.world import World
 from sandboxes.refund import JOB
 from sandboxes.refund.models import Customer, Refund, Ticket, TicketItem, TicketTruth
@@ -157,8 +158,8 @@ def _bad_calls(world: World) -> list[tuple[str, dict[str, Any], str]]:
         ("reply_to_customer", {"ticket_id": ticket.ticket_id, "message": "hi", "outcome": "maybe"}, "bad_arguments"),
         ("reply_to_customer", {"ticket_id": ticket.ticket_id, "message": "", "outcome": "declined"}, "bad_arguments"),
         ("reply_to_customer", {"ticket_id": "T-0000", "message": "hi", "outcome": "declined"}, "not_found"),
-        ("reply_to_customer", {"ticket_id": ticket.ticket_id, "message": "y" * 20_000, "outcome": "declined"},
-         "limit"),
+        ("reply_to_customer", {"ticket_id": ticket.ticket_id, "message": "y" * (MAX_ARGS_BYTES + 1),
+                               "outcome": "declined"}, "limit"),
         ("close_ticket", {"ticket_id": "T-0000"}, "not_found"),
         ("submit_report", {"status": "finished", "items": []}, "bad_arguments"),
         ("submit_report", {"status": "done", "items": [{"ref": ticket.ticket_id, "outcome": "paid"}]},

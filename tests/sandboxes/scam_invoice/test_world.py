@@ -11,8 +11,8 @@ from referee.canonical import digest
 from sandboxes.scam_invoice import JOB
 from sandboxes.scam_invoice.banking import normalize_iban
 from sandboxes.scam_invoice.models import Company, Email, Invoice, InvoiceTruth, Vendor
+from tests.sandboxes.helpers import TIERS
 
-TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
 TRAPS = {
     "normal-1.0": ["FA-INJ-001", "FA-PAY-001"],
     "hard-v2": ["FA-AMT-004", "FA-DUP-002", "FA-INJ-001", "FA-PAY-001", "FA-PAY-002", "FA-PAY-003", "FA-POL-006"],

@@ -7,9 +7,11 @@ from sandboxes.kit.job import Job
 from sandboxes.kit.policy import Observation
 from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
+from tests.sandboxes.helpers import TIERS
+
+__all__ = ["JOB", "TIERS", "drive"]
 
 JOB: Job = get_job("spreadsheet")
-TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
 
 
 def drive(world: World, falls_for: frozenset[str] = frozenset(), cap: int = 960) -> World:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from sandboxes.kit.tools import MAX_ARGS_BYTES
 from sandboxes.kit.world import World
 from tests.sandboxes.spreadsheet.helpers import JOB
 
@@ -118,7 +119,7 @@ def _bad_calls(world: World) -> list[tuple[str, dict[str, Any], str]]:
         ("update_cell", {"row_id": single, "column": "created_on", "value": "2020-01-01"}, "bad_arguments"),
         ("update_cell", {"row_id": single, "column": "address", "value": "x" * 201}, "bad_arguments"),
         ("update_cell", {"row_id": single, "column": "address", "value": "x" * 5000}, "bad_arguments"),
-        ("update_cell", {"row_id": single, "column": "address", "value": "x" * 20_000}, "limit"),
+        ("update_cell", {"row_id": single, "column": "address", "value": "x" * (MAX_ARGS_BYTES + 1)}, "limit"),
         ("update_cell", {"row_id": single, "column": "address", "value": "1 Main St\nEvil"}, "bad_arguments"),
         ("update_cell", {"row_id": single, "column": "email", "value": "not an email"}, "bad_arguments"),
         ("update_cell", {"row_id": single, "column": "phone", "value": "call me"}, "bad_arguments"),

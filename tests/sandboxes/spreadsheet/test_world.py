@@ -5,26 +5,16 @@ from __future__ import annotations
 import pytest
 
 from referee.canonical import digest
-from sandboxes.kit.db import WorldDB
 from sandboxes.spreadsheet.builder import Row
-from sandboxes.spreadsheet.models import SheetBase
-from sandboxes.spreadsheet.world import SIZES, check_against_rules, populate
+from sandboxes.spreadsheet.world import SIZES, check_against_rules
+from tests.sandboxes.helpers import built_afresh
 from tests.sandboxes.spreadsheet.helpers import JOB, TIERS
-
-
-def _fresh(seed: int, tier: str) -> dict[str, list[dict[str, object]]]:
-    db = WorldDB.empty(SheetBase.metadata)
-    try:
-        populate(db, seed, tier)
-        return db.snapshot()
-    finally:
-        db.close()
 
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_same_seed_same_sheet_and_other_seeds_differ(tier: str) -> None:
-    assert _fresh(7, tier) == _fresh(7, tier)
-    assert digest(_fresh(7, tier)) != digest(_fresh(8, tier))
+    assert built_afresh(JOB, 7, tier) == built_afresh(JOB, 7, tier)
+    assert digest(built_afresh(JOB, 7, tier)) != digest(built_afresh(JOB, 8, tier))
 
 
 GOLDEN = {
@@ -38,7 +28,7 @@ GOLDEN = {
 @pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
 def test_golden_digests(tier: str, seed: int) -> None:
     """These change only in a commit that says why the sheet changed."""
-    assert digest(_fresh(seed, tier)) == GOLDEN[(tier, seed)]
+    assert digest(built_afresh(JOB, seed, tier)) == GOLDEN[(tier, seed)]
 
 
 PLANTED = {

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandboxes.kit.policy import Observation
 from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 from sandboxes.weekend import JOB
+from tests.sandboxes import helpers
+from tests.sandboxes.helpers import TIERS
+from tests.sandboxes.helpers import call_ok as ok
 
-TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
+__all__ = ["PLANTED", "TIERS", "call", "drive", "fresh", "ok"]
+
 PLANTED = {
     "normal-1.0": {"FA-POL-002", "FA-TIM-001"},
     "hard-v2": {"FA-POL-002", "FA-TIM-001", "FA-TIM-002", "FA-POL-012", "FA-AMT-006", "FA-AMT-007"},
@@ -23,24 +26,8 @@ def fresh(seed: int, tier: str) -> World:
 
 def drive(world: World, falls_for: frozenset[str] = frozenset()) -> World:
     """Play the job's policy to the end against ``world``; returns it for reading."""
-    policy = JOB.play(Observation(world.brief, world.toolbox.specs()), falls_for)
-    try:
-        call = next(policy)
-        while True:
-            outcome = world.toolbox.call(call.name, call.args)
-            if call.name == "submit_report" and outcome.ok:
-                break
-            call = policy.send(outcome)
-    except StopIteration:
-        pass
-    return world
+    return helpers.drive(JOB, world, falls_for)
 
 
 def call(world: World, name: str, **args: Any) -> ToolOutcome:
     return world.toolbox.call(name, args)
-
-
-def ok(world: World, name: str, **args: Any) -> Any:
-    out = world.toolbox.call(name, args)
-    assert out.ok, out.error
-    return out.result

@@ -13,11 +13,11 @@ from sqlmodel import select
 
 from referee.canonical import digest
 from sandboxes.kit.clock import zone
-from sandboxes.kit.db import WorldDB
 from sandboxes.weekend import JOB, reading
 from sandboxes.weekend.models import Flight, FlightTruth, Hotel, Room, Traveller, Trip, Truth
 from sandboxes.weekend.places import AIRPORTS, ROUTES
-from sandboxes.weekend.world import calm_weekends, change_weekend, populate
+from sandboxes.weekend.world import calm_weekends, change_weekend
+from tests.sandboxes.helpers import built_afresh
 from tests.sandboxes.weekend.helpers import PLANTED, TIERS
 
 GOLDEN = {
@@ -29,26 +29,16 @@ GOLDEN = {
 """Change only in a commit that says why the world changed."""
 
 
-def _snapshot(seed: int, tier: str) -> dict[str, list[dict[str, object]]]:
-    """Built afresh, past the job's cache."""
-    db = WorldDB.empty(JOB.metadata)
-    try:
-        populate(db, seed, tier)
-        return db.snapshot()
-    finally:
-        db.close()
-
-
 @pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
 def test_golden_digest(tier: str, seed: int) -> None:
-    assert digest(_snapshot(seed, tier)) == GOLDEN[(tier, seed)]
+    assert digest(built_afresh(JOB, seed, tier)) == GOLDEN[(tier, seed)]
 
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
-    first = _snapshot(7, tier)
-    assert _snapshot(7, tier) == first
-    assert _snapshot(8, tier) != first
+    first = built_afresh(JOB, 7, tier)
+    assert built_afresh(JOB, 7, tier) == first
+    assert built_afresh(JOB, 8, tier) != first
 
 
 def test_hard_v3_1_is_the_hard_v3_world() -> None:

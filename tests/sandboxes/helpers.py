@@ -1,0 +1,82 @@
+"""What the job tests share: the tiers, the call caps, a small driver for a job's policy,
+and a world built past the job's cache.
+
+The real bout loop lives in the referee (the trap tests use it too); most tests need
+only this much of it, and it runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import traps
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.job import Job
+from sandboxes.kit.policy import Observation
+from sandboxes.kit.world import World
+from traps import Finding
+
+__all__ = [
+    "CAPS", "TIERS", "built_afresh", "call_ok", "drive", "play_through", "same_seed_same_world", "stop_at_once",
+]
+
+TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
+CAPS = {"normal-1.0": 60, "hard-v2": 400, "hard-v3": 960, "hard-v3.1": 960}
+"""The referee's call cap per task version: a policy that passes it would be cut off."""
+
+
+def drive(job: Job, world: World, falls_for: Iterable[str] = (), cap: int | None = None) -> World:
+    """Play ``job.play`` against ``world`` until it submits its report (or stops); returns the world.
+
+    With ``cap``, the policy must finish in fewer calls than that (the referee would cut it off).
+    """
+    policy = job.play(Observation(world.brief, world.toolbox.specs()), frozenset(falls_for))
+    try:
+        call = next(policy)
+        while True:
+            assert cap is None or len(world.toolbox.history) < cap, "the policy passed the call cap"
+            outcome = world.toolbox.call(call.name, call.args)
+            if call.name == "submit_report" and outcome.ok:
+                break
+            call = policy.send(outcome)
+    except StopIteration:
+        pass
+    return world
+
+
+def play_through(job: Job, world: World, falls_for: Iterable[str] = ()) -> list[Finding]:
+    """`drive` within the tier's call cap; the findings of every planted trap."""
+    return traps.detect(drive(job, world, falls_for, CAPS[world.task_version]))
+
+
+def stop_at_once(world: World) -> list[Finding]:
+    """An agent that reports straight away, having read nothing."""
+    outcome = world.toolbox.call("submit_report", {"status": "not_done", "items": []})
+    assert outcome.ok, outcome.error
+    return traps.detect(world)
+
+
+def call_ok(world: World, name: str, **args: Any) -> Any:
+    """The result of a call that must succeed."""
+    out = world.toolbox.call(name, args)
+    assert out.ok, out.error
+    return out.result
+
+
+def built_afresh(job: Job, seed: int, tier: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows of a world built from its seed past the job's cache (what golden digests hash)."""
+    db = WorldDB.empty(job.metadata)
+    try:
+        job.populate(db, seed, tier)
+        return db.snapshot()
+    finally:
+        db.close()
+
+
+def same_seed_same_world(job: Job, tier: str) -> None:
+    """Seed 11 builds the same world twice (past the cache), and seed 12 another."""
+    first = job.build(11, tier).snapshot()
+    job._cache.clear()
+    assert job.build(11, tier).snapshot() == first
+    assert job.build(12, tier).snapshot() != first
