@@ -1,0 +1,5 @@
+"""`python -m referee.cli`."""
+
+from referee.cli import main
+
+main()

@@ -1,0 +1,92 @@
+"""`arena catalog` and `arena keys`: the published traps, and signing keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.cli.options import (
+    JsonOpt,
+    _echo_json,
+    _fail,
+)
+
+catalog_app = typer.Typer(help="The published trap catalogue.", no_args_is_help=True)
+keys_app = typer.Typer(help="Signing keys.", no_args_is_help=True)
+
+
+@catalog_app.command("list")
+def catalog_list(
+    family: Annotated[str | None, typer.Option(help="Family code, e.g. PAY.")] = None,
+    since: Annotated[str | None, typer.Option(help="Only traps in this task version, e.g. hard-v2.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the traps."""
+    from referee import catalog_view
+
+    try:
+        traps = catalog_view.select(family, since)
+    except ValueError as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json([t.model_dump() for t in traps])
+        return
+    for t in traps:
+        typer.echo(f"{t.id}  {t.since:<10} {t.title}")
+
+
+@catalog_app.command("show")
+def catalog_show(trap_id: str, as_json: JsonOpt = False) -> None:
+    """Show one trap."""
+    from referee import catalog_view
+
+    try:
+        trap = catalog_view.one(trap_id)
+    except ValueError as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json(trap.model_dump())
+        return
+    typer.echo(catalog_view.describe(trap))
+
+
+@catalog_app.command("cite")
+def catalog_cite(trap_id: str) -> None:
+    """How to cite one trap."""
+    from catalog import CatalogError, cite
+
+    try:
+        typer.echo(cite(trap_id))
+    except CatalogError as err:
+        _fail(str(err))
+
+
+@keys_app.command("new")
+def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where to write.")] = None) -> None:
+    """Make a signing key (private file mode 0600) and its public key; never overwrites."""
+    from referee.errors import KeyFileError
+    from referee.home import keys_dir
+    from referee.signing import generate_keypair
+
+    try:
+        private, public = generate_keypair(directory or keys_dir())
+    except KeyFileError as err:
+        _fail(str(err))
+    typer.echo(f"private key: {private}\npublic key:  {public}")
+
+
+@keys_app.command("rotate")
+def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="The key folder.")] = None) -> None:
+    """Retire the active key (its public key stays for old logs) and make a new one."""
+    from referee.errors import KeyFileError
+    from referee.home import keys_dir
+    from referee.keys import rotate
+
+    try:
+        old, new = rotate(directory or keys_dir())
+    except KeyFileError as err:
+        _fail(str(err))
+    typer.echo(f"retired key {old}\nactive key  {new}")
+

@@ -1,0 +1,162 @@
+"""Seasons, the boards and the dataset."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.cli.options import (
+    BaseUrlOpt,
+    ConcurrencyOpt,
+    DbOpt,
+    DeadlineOpt,
+    JsonOpt,
+    KeyOpt,
+    RateOpt,
+    _echo_json,
+    _fail,
+)
+
+season_app = typer.Typer(help="Seasons: queued bouts with seeds drawn at random.", no_args_is_help=True)
+dataset_app = typer.Typer(help="Exported datasets.", no_args_is_help=True)
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+@season_app.command("new")
+def season_new(
+    name: str,
+    agents: Annotated[str, typer.Option(help="Comma-separated agent specs.")],
+    jobs: Annotated[str, typer.Option(help="Comma-separated job slugs, or all.")] = "all",
+    tiers: Annotated[str, typer.Option(help="Comma-separated task versions, or all.")] = "all",
+    variants: Annotated[int, typer.Option(help="Seeded variants per job and task version.")] = 5,
+    attempts: Annotated[int, typer.Option(min=1, max=10)] = 3,
+    db: DbOpt = None,
+) -> None:
+    """Queue a season; its seeds are drawn now (from `secrets`) and stored."""
+    from referee.errors import ArenaError
+    from referee.publishing import create_season
+    from referee.seasons import SeasonError
+    from sandboxes import UnknownJob
+
+    try:
+        planned = create_season(db, name, _csv(agents), _csv(jobs), _csv(tiers), variants, attempts)
+    except (ArenaError, SeasonError, UnknownJob, ValueError) as err:
+        _fail(str(err))
+    typer.echo(f"season {name}: {planned} bouts queued")
+
+
+@season_app.command("run")
+def season_run(
+    name: str,
+    db: DbOpt = None,
+    concurrency: ConcurrencyOpt = 1,
+    deadline: DeadlineOpt = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = None,
+) -> None:
+    """Run what is queued; safe to stop, kill and run again (unfinished bouts resume)."""
+    from referee.errors import ArenaError
+    from referee.publishing import play_season, status
+    from referee.runner import parse_duration
+    from referee.seasons import SeasonError
+
+    try:
+        limit = parse_duration(deadline) if deadline else None
+        done = play_season(db, name, on_done=lambda r: typer.echo(
+            f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} #{r.spec.attempt}: "
+            f"{'PASS' if r.verdict.passed else 'FAIL'}"), concurrency=concurrency, deadline=limit,
+            base_url=base_url, rate=rate)
+        counts = status(db, name)
+    except (ArenaError, SeasonError, ValueError) as err:
+        _fail(str(err))
+    typer.echo(f"{done} bouts run; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+
+
+@season_app.command("status")
+def season_status_cmd(name: str, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Queued, running, paused and finished bouts of a season."""
+    from referee.publishing import status
+    from referee.seasons import SeasonError
+
+    try:
+        counts = status(db, name)
+    except SeasonError as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json(counts)
+    else:
+        typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
+
+
+@season_app.command("publish")
+def season_publish(name: str, out: Annotated[Path, typer.Option(help="An empty folder.")], db: DbOpt = None) -> None:
+    """Export one season as a citable dataset."""
+    _export(db, out, name)
+
+
+def export_cmd(
+    out: Annotated[Path, typer.Option(help="An empty folder.")],
+    season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Write the dataset: rows, boards, catalogue, signed logs, manifest, citation files."""
+    _export(db, out, season)
+
+
+def _export(db: str | None, out: Path, season: str | None) -> None:
+    from referee.errors import ArenaError
+    from referee.export import ExportError
+    from referee.publishing import export
+
+    try:
+        result = export(db, out, season)
+    except (ArenaError, ExportError) as err:
+        _fail(str(err))
+    typer.echo(f"{result.bouts} bouts, {result.files} files in {result.out}")
+    for name, root in result.roots.items():
+        typer.echo(f"season {name or '(none)'}: Merkle root {root}")
+
+
+def board(
+    season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The leaderboard and the failure-mode board."""
+    from rich.console import Console
+
+    from referee.publishing import board as boards
+
+    leaders, failures, data = boards(db, season)
+    if as_json:
+        _echo_json(data)
+        return
+    console = Console() if sys.stdout.isatty() else Console(width=140)
+    console.print(leaders)
+    console.print(failures)
+
+
+@dataset_app.command("verify")
+def dataset_verify(root: Path, key: KeyOpt = None) -> None:
+    """Check an exported dataset: manifest signature, every file hash, Merkle roots, every log."""
+    if not root.is_dir():
+        typer.echo(f"CANNOT VERIFY: no dataset folder {root}")
+        raise typer.Exit(2)
+    try:
+        from referee.publishing import verify_export
+
+        failures = verify_export(root, key)
+    except Exception as err:  # never let a crash look like a verdict
+        typer.echo(f"error: verification failed unexpectedly ({type(err).__name__}: {err})", err=True)
+        raise typer.Exit(3) from None
+    for line in failures:
+        typer.echo(f"NOT VERIFIED: {line}")
+    if failures:
+        raise typer.Exit(1)
+    typer.echo("Verified")
