@@ -6,6 +6,9 @@ anything changed (1) outranks anything undecidable (2), which outranks all good 
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +74,6 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tup
 
 def _untrusted_log(path: Path) -> BoutLog | None:
     """The log inside an envelope we cannot verify, for replay to compare; never trusted."""
-    import base64
-    import binascii
-
     try:
         doc = strict_loads(path.read_bytes())
         return parse_log(base64.b64decode(doc["payload"], validate=True))
@@ -99,8 +99,6 @@ def _load(target: str, keys: list[Path] | None, db: str | None) -> Check:
 
 
 def _short(value: Any, limit: int = 160) -> str:
-    import json
-
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from referee.boards import FailureRow, LeaderRow, failure_modes, leaderboard
 from referee.bout import BoutRecord, BoutSpec
-from referee.home import db_url, ensure_key, keyring
+from referee.home import db_url, ensure_key, own_keyring
 from referee.runner import plan_bouts, run_bouts
 from referee.store import Store
 from referee.verify import verify_bytes
@@ -44,8 +44,7 @@ def run_demo(
     store = Store(url)
     try:
         records = run_bouts(specs, key, store=store, on_done=on_done)
-        ring = keyring(home=home)
-        ring.add(key.public_bytes)  # a key from the environment has no file in ARENA_HOME
+        ring = own_keyring(key, home)
         failures = []
         for r in records:
             check = verify_bytes(r.envelope, ring)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from referee.signing import ArenaKey, Keyring, generate_keypair, load_signing_key
 
-__all__ = ["arena_home", "db_url", "ensure_key", "keyring", "keys_dir"]
+__all__ = ["arena_home", "db_url", "ensure_key", "keyring", "keys_dir", "own_keyring"]
 
 
 def arena_home() -> Path:
@@ -41,6 +41,14 @@ def ensure_key(home: Path | None = None) -> ArenaKey:
     if not path.exists():
         generate_keypair(keys_dir(home))
     return load_signing_key(path)
+
+
+def own_keyring(key: ArenaKey, home: Path | None = None) -> Keyring:
+    """ARENA_HOME's public keys plus the running key's own (a key from the environment has
+    no file there): what the arena checks its own fresh output against."""
+    ring = keyring(home=home)
+    ring.add(key.public_bytes)
+    return ring
 
 
 def keyring(paths: list[Path] | None = None, home: Path | None = None) -> Keyring:

@@ -9,7 +9,7 @@ from typing import Any
 from referee.boards import failure_modes, leaderboard
 from referee.bout import BoutRecord
 from referee.export import ExportResult, export_dataset, verify_dataset
-from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir
+from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
 from referee.keys import load_periods
 from referee.render import failure_table, leader_table
 from referee.runner import model_options
@@ -78,8 +78,7 @@ def board(db: str | None, season: str | None) -> tuple[Any, Any, dict[str, Any]]
 
 def export(db: str | None, out: Path, season: str | None) -> ExportResult:
     key = ensure_key()
-    ring = keyring()
-    ring.add(key.public_bytes)
+    ring = own_keyring(key)
     store = _store(db)
     try:
         return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season)

@@ -188,18 +188,7 @@ def verify(
     key: KeyOpt = None,
 ) -> None:
     """Check signed logs: exit 0 all Verified, 1 something changed, 2 cannot decide."""
-    try:
-        from referee.audit import audit_paths
-
-        lines, code = audit_paths(paths, key, replay=False)
-    except typer.Exit:
-        raise
-    except Exception as err:  # never let a crash look like a verdict
-        typer.echo(f"error: verification failed unexpectedly ({type(err).__name__})", err=True)
-        raise typer.Exit(3) from None
-    for line in lines:
-        typer.echo(line)
-    raise typer.Exit(code)
+    _audit(paths, key, replay=False)
 
 
 def replay(
@@ -207,14 +196,19 @@ def replay(
     key: KeyOpt = None,
 ) -> None:
     """Verify, then re-run each log on its world rebuilt from the seed: exit 0 all Reproduced, 1, 2 as verify."""
+    _audit(paths, key, replay=True)
+
+
+def _audit(paths: list[Path], key: list[Path] | None, replay: bool) -> None:
+    """One line per file; exit with the batch's worst status. An unexpected error exits 3,
+    never 0 or 1, so a crash cannot pass for "verified" or "tampered"."""
     try:
         from referee.audit import audit_paths
 
-        lines, code = audit_paths(paths, key, replay=True)
-    except typer.Exit:
-        raise
-    except Exception as err:  # never let a crash look like a verdict
-        typer.echo(f"error: replay failed unexpectedly ({type(err).__name__})", err=True)
+        lines, code = audit_paths(paths, key, replay=replay)
+    except Exception as err:
+        typer.echo(f"error: {'replay' if replay else 'verification'} failed unexpectedly "
+                   f"({type(err).__name__})", err=True)
         raise typer.Exit(3) from None
     for line in lines:
         typer.echo(line)

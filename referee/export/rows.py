@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from referee.boards import FailureRow, LeaderRow
-from referee.canonical import canonical_bytes, sha256_hex
+from referee.canonical import canonical_bytes
 
 __all__ = ["BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "csv_bytes", "jsonl_bytes", "rate"]
 
@@ -58,10 +58,6 @@ class DatasetRow:
 
     def as_json(self) -> dict[str, Any]:
         return {c: list(v) if isinstance(v := getattr(self, c), tuple) else v for c in BOUT_COLUMNS}
-
-    @staticmethod
-    def envelope_digest(envelope: bytes) -> str:
-        return sha256_hex(envelope)
 
 
 def rate(value: Fraction | None) -> str:

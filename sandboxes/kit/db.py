@@ -7,6 +7,7 @@ serialised bytes once and every bout thaws a private copy.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,13 +21,20 @@ from sqlmodel import Session
 
 __all__ = ["WorldDB"]
 
-_DONOR = create_engine("sqlite://", poolclass=StaticPool)
-with _DONOR.connect():
-    pass  # initialises the shared SQLite dialect once
 _COMPILED: LRUCache[Any, Any] = LRUCache(5000)
 """Every world copy gets its own engine (its own in-memory connection) but shares one
 dialect and one compiled-statement cache: SQLAlchemy keys compiled SQL by dialect, so
 without this every bout would compile every statement again (about 3 ms each)."""
+
+
+@functools.cache
+def _donor() -> Engine:
+    """The engine whose (initialised) SQLite dialect every world copy shares; made on first
+    use rather than at import, so importing a job opens no database."""
+    donor = create_engine("sqlite://", poolclass=StaticPool)
+    with donor.connect():
+        pass
+    return donor
 
 
 class WorldDB:
@@ -36,7 +44,8 @@ class WorldDB:
         self.metadata = metadata
         self._raw = connection
         pool = StaticPool(cast("_CreatorFnType", lambda: connection))
-        self.engine = Engine(pool, _DONOR.dialect, _DONOR.url).execution_options(
+        donor = _donor()
+        self.engine = Engine(pool, donor.dialect, donor.url).execution_options(
             compiled_cache=_COMPILED
         )
         self.session = Session(self.engine, expire_on_commit=False)
