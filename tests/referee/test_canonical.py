@@ -23,7 +23,7 @@ from referee.canonical import (
 )
 from referee.errors import LogCorrupt
 
-VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 JCS_NAMES = ["arrays", "french", "structures", "unicode", "values", "weird"]
 
 
