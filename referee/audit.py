@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.canonical import strict_loads
-from referee.errors import KeyFileError, LogCorrupt
+from referee.errors import ArenaError, KeyFileError, LogCorrupt
 from referee.home import db_url, keyring, keys_dir
 from referee.keys import Period, load_periods
 from referee.log import BoutLog, parse_log
@@ -26,7 +26,7 @@ __all__ = ["AuditError", "audit_paths", "show_bout"]
 _SEVERITY = {0: 0, 2: 1, 1: 2}
 
 
-class AuditError(ValueError):
+class AuditError(ArenaError, ValueError):
     """Cannot show or audit: no such bout, unreadable key."""
 
 

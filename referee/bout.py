@@ -197,7 +197,7 @@ async def play_out(
         except RateLimited as err:
             outcome = _pause(bout, _Pause("rate_limited", str(err), err.retry_after))
         except ProviderDown as err:
-            outcome = _pause(bout, _Pause("provider_down", str(err)))
+            outcome = _pause(bout, _Pause("provider_unreachable" if err.unreachable else "provider_down", str(err)))
         except ProviderError as err:
             outcome = _pause(bout, _Pause("provider_error", str(err)))
         except _Pause as pause:

@@ -8,6 +8,8 @@
      ├── Unverifiable                   cannot decide: no such file, not a log, unknown key
      ├── KeyFileError (PermissionError) a key file missing, unreadable, malformed or readable by others
      ├── ResumeError (ValueError)       a paused bout's log and its rebuilt world (or agent) disagree
+     ├── UsageError (ValueError)        something the user gave cannot be used: a path, a list, a plan
+     ├── StoreError                     the store cannot be opened: a bad URL, a missing driver or folder
      └── ProviderError                  a model provider failed past its retries
           └── RateLimited               the provider said slow down (carries retry_after)
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 __all__ = [
     "ArenaError", "KeyFileError", "LogCorrupt", "ProviderError", "RateLimited", "ResumeError",
-    "SignatureInvalid", "UnknownAgent", "UnknownVersion", "Unverifiable",
+    "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownVersion", "Unverifiable", "UsageError",
 ]
 
 
@@ -51,6 +53,14 @@ class KeyFileError(ArenaError, PermissionError):
 
 
 class ResumeError(ArenaError, ValueError):
+    pass
+
+
+class UsageError(ArenaError, ValueError):
+    pass
+
+
+class StoreError(ArenaError):
     pass
 
 

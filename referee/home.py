@@ -5,9 +5,26 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from referee.errors import UsageError
 from referee.signing import ArenaKey, Keyring, generate_keypair, load_signing_key
 
-__all__ = ["arena_home", "db_url", "ensure_key", "keyring", "keys_dir", "own_keyring"]
+__all__ = ["arena_home", "db_url", "ensure_folder", "ensure_key", "keyring", "keys_dir", "own_keyring"]
+
+
+def ensure_folder(path: Path, what: str) -> Path:
+    """``path`` as a folder, made if missing: the one place a folder the user named is checked,
+    so a file in its place or an unwritable parent is one clear line, not a traceback.
+
+    Raises:
+        UsageError: ``path`` is a file, or cannot be made.
+    """
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{what} {path} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"cannot make {what} {path}: {err.strerror or err}") from None
+    return path
 
 
 def arena_home() -> Path:
@@ -28,16 +45,16 @@ def db_url(explicit: str | None = None, home: Path | None = None) -> str:
         return explicit
     if os.environ.get("ARENA_DB_URL"):
         return os.environ["ARENA_DB_URL"]
-    path = (home or arena_home()) / "arena.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
+    folder = ensure_folder(home or arena_home(), "ARENA_HOME")
+    return f"sqlite:///{folder / 'arena.db'}"
 
 
 def ensure_key(home: Path | None = None) -> ArenaKey:
     """The signing key: from the environment if set, else ARENA_HOME's, made on first use."""
     if os.environ.get("FORGE_ARENA_SIGNING_KEY_FILE") or os.environ.get("FORGE_ARENA_SIGNING_KEY"):
         return load_signing_key()
-    path = keys_dir(home) / "arena.key"
+    ensure_folder(home or arena_home(), "ARENA_HOME")
+    path = ensure_folder(keys_dir(home), "the key folder") / "arena.key"
     if not path.exists():
         generate_keypair(keys_dir(home))
     return load_signing_key(path)

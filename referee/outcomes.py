@@ -16,7 +16,7 @@ from referee.worklog import WorkLog
 
 __all__ = ["BoutPaused", "BoutRecord", "BoutSpec", "PauseReason", "Paused"]
 
-PauseReason = Literal["rate_limited", "provider_down", "provider_error", "deadline"]
+PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline"]
 
 
 @dataclass(frozen=True)

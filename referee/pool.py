@@ -90,6 +90,18 @@ def collect(work_dir: Path, store: Store | None) -> list[Unfinished]:
     return list(found.values())
 
 
+def _describe(item: BoutSpec | Unfinished) -> str:
+    if isinstance(item, Unfinished):
+        return item.bout_id
+    return f"{item.agent} {item.job} {item.task_version} seed {item.seed} #{item.attempt}"
+
+
+def _first_line(err: BaseException, most: int = 300) -> str:
+    """An error's first line, bounded: enough to act on, never a wall of text in a run's output."""
+    text = str(err).strip().splitlines()
+    return text[0][:most] if text else "no message"
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -157,9 +169,10 @@ class BoutPool:
                 outcome = await self._one(item)
             except (ResumeError, LogCorrupt) as err:
                 outcome = None
-                self.progress.failed += 1
-                if self.s.on_failed:
-                    self.s.on_failed(item.bout_id if isinstance(item, Unfinished) else "", str(err))
+                self._failed(item, str(err))
+            except Exception as err:  # a fault outside the agent's play: this bout's, never the run's
+                outcome = None
+                self._failed(item, f"internal error ({type(err).__name__}: {_first_line(err)})")
             finally:
                 self.progress.running -= 1
             if isinstance(outcome, BoutRecord):
@@ -168,6 +181,13 @@ class BoutPool:
                 self._paused(outcome, item)
                 continue
             self._settle()
+
+    def _failed(self, item: BoutSpec | Unfinished, why: str) -> None:
+        """Count a bout that could not finish and say why; its working log, if any, stays on
+        disk, so `arena resume` can report it again rather than lose it."""
+        self.progress.failed += 1
+        if self.s.on_failed:
+            self.s.on_failed(_describe(item), why)
 
     async def _one(self, item: BoutSpec | Unfinished) -> BoutRecord | Paused | None:
         keep = self.s.store is not None  # until the row is committed

@@ -59,6 +59,8 @@ def board(db: str | None, season: str | None) -> tuple[Any, Any, dict[str, Any]]
     """Both boards as rich tables, and as JSON-ready data."""
     store = _store(db)
     try:
+        if season is not None:
+            season_status(store, season)  # an unknown season is an error, not an empty board
         rows = store.rows(season)
     finally:
         store.close()

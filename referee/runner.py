@@ -15,6 +15,7 @@ from pathlib import Path
 
 from catalog import CatalogError, load_catalog
 from referee.agents import AgentOptions, needs_key, validate_agent
+from referee.agents.http import Retry
 from referee.agents.prices import load_prices
 from referee.bout import BoutRecord, BoutSpec, Paused
 from referee.errors import UnknownAgent, UnknownVersion
@@ -27,9 +28,12 @@ __all__ = [
     "RunProgress", "model_options", "parse_duration", "parse_seeds", "plan_bouts", "resume_bouts", "run_bouts",
 ]
 
-_RANGE = re.compile(r"^(\d+)-(\d+)$")
+_RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhd]?)$")
 MAX_SEED = 2**53 - 1
+MAX_PLAN = 1_000_000
+"""Most bouts one plan may hold: each range is capped, and so is their product with agents,
+jobs, task versions and attempts, so a typo cannot ask for more than a machine can queue."""
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -46,7 +50,7 @@ def parse_seeds(text: str) -> list[int]:
             if hi < lo or hi - lo > 100_000:
                 raise ValueError(f"bad seed range {part!r}")
             seeds.extend(range(lo, hi + 1))
-        elif part.isdigit():
+        elif part.isascii() and part.isdigit():
             seeds.append(int(part))
         else:
             raise ValueError(f"not a seed: {part!r} (use numbers and ranges like 1,2,5-9)")
@@ -69,7 +73,7 @@ def parse_duration(text: str) -> float:
 
 def model_options(
     agents: Sequence[str], base_url: str | None = None, temperature: float | None = None, max_tokens: int = 4096,
-    price_table: Path | None = None, rate: float | None = None,
+    price_table: Path | None = None, rate: float | None = None, retry: Retry | None = None,
 ) -> AgentOptions:
     """Settings for the run's model agents, checked before any bout starts.
 
@@ -80,7 +84,7 @@ def model_options(
     if rate is not None and not rate > 0:
         raise ValueError("--rate must be positive")
     options = AgentOptions(base_url=base_url, temperature=temperature, max_tokens=max_tokens, rate=rate,
-                           prices=load_prices(price_table) if price_table else {})
+                           prices=load_prices(price_table) if price_table else {}, retry=retry or Retry())
     for agent in agents:
         missing = needs_key(agent, options)
         if missing:
@@ -114,12 +118,17 @@ def plan_bouts(
     except CatalogError as err:
         raise UnknownVersion(str(err)) from None
     job_slugs = sorted(JOBS) if list(jobs) == ["all"] else [get_job(j).slug for j in jobs]
+    if not agents:
+        raise UnknownAgent("no agent given (for example scripted:oracle)")
     for agent in agents:
         validate_agent(agent)
     if not 1 <= attempts <= 100:
         raise ValueError("attempts must be between 1 and 100")
     if not seeds:
         raise ValueError("no seeds given")
+    planned = len(agents) * len(job_slugs) * len(tier_slugs) * len(seeds) * attempts
+    if planned > MAX_PLAN:
+        raise ValueError(f"that plan is {planned:,} bouts; at most {MAX_PLAN:,} at once (split it into seasons)")
     return [
         BoutSpec(agent, job, tier, seed, attempt, rules.version, season)
         for agent in agents

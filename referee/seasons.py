@@ -22,6 +22,7 @@ from sqlmodel import Field, Session, select
 from catalog import load_catalog
 from referee.agents import AgentOptions
 from referee.bout import BoutRecord, BoutSpec
+from referee.errors import ArenaError
 from referee.log import utc_now
 from referee.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.signing import ArenaKey
@@ -30,7 +31,7 @@ from referee.store import BoutRow, PausedRow, Store, StoreBase
 __all__ = ["Season", "SeasonBout", "SeasonError", "new_season", "run_season", "season_agents", "season_status"]
 
 
-class SeasonError(ValueError):
+class SeasonError(ArenaError, ValueError):
     """A season name taken, unknown, or a plan that does not make sense."""
 
 

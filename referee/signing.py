@@ -212,6 +212,8 @@ class Keyring:
         for path in map(Path, paths):
             files = sorted(path.glob("*.pub")) if path.is_dir() else [path]
             for file in files:
+                if file.suffix == ".key":  # never read a private key where a public one is asked for
+                    _refuse(f"{file} is a private key file; verify with its public key ({file.stem}.pub)")
                 try:
                     text = file.read_bytes()
                 except OSError as e:

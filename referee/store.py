@@ -11,10 +11,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import registry
 from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delete, select
 
 from referee.bout import BoutRecord
+from referee.errors import StoreError
 from referee.outcomes import Paused
 
 __all__ = ["BoutRow", "PausedRow", "Store", "row_from_paused", "row_from_record"]
@@ -101,13 +104,52 @@ def row_from_paused(p: Paused) -> PausedRow:
     )
 
 
+def _parse(url: str) -> URL:
+    """The URL, checked before any driver is loaded; ``postgresql://`` means psycopg 3."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(f"not a database URL: {url[:120]!r} (use sqlite:///PATH or postgresql://HOST/DB)") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        folder = Path(parsed.database).parent
+        if not folder.is_dir():
+            raise StoreError(f"cannot open the SQLite store {parsed.database}: the folder {folder} does not exist")
+    return parsed
+
+
+def _missing_driver(parsed: URL, err: ModuleNotFoundError) -> str:
+    if parsed.get_backend_name() == "postgresql":
+        return "a PostgreSQL store needs its driver: pip install 'forge-arena[postgres]'"
+    return f"the driver for {parsed.get_backend_name()} is not installed (no module {err.name!r})"
+
+
 class Store:
     """Bout rows in the database at ``url``."""
 
     def __init__(self, url: str) -> None:
+        """Open (and create the tables of) the store at ``url``.
+
+        Raises:
+            StoreError: the URL does not parse, its driver is missing, its SQLite folder does
+                not exist, or the database cannot be reached; the message never shows a password.
+        """
         self.url = url
-        self.engine: Engine = create_engine(url)
-        StoreBase.metadata.create_all(self.engine)
+        parsed = _parse(url)
+        shown = parsed.render_as_string(hide_password=True)
+        try:
+            self.engine: Engine = create_engine(parsed)
+        except ModuleNotFoundError as err:
+            raise StoreError(_missing_driver(parsed, err)) from None
+        except (ArgumentError, NoSuchModuleError) as err:
+            raise StoreError(f"cannot use the database URL {shown}: {err}") from None
+        try:
+            StoreBase.metadata.create_all(self.engine)
+        except DBAPIError as err:
+            self.engine.dispose()
+            reason = str(err.orig).strip().splitlines()[0] if str(err.orig).strip() else type(err.orig).__name__
+            raise StoreError(f"cannot open the store at {shown}: {reason}") from None
 
     @classmethod
     def sqlite(cls, path: Path) -> Store:

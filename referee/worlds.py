@@ -6,12 +6,13 @@ from typing import Any
 
 from catalog import CatalogError, load_catalog
 from referee.canonical import digest
+from referee.errors import ArenaError
 from sandboxes import UnknownJob, get_job
 
 __all__ = ["WorldError", "describe_world"]
 
 
-class WorldError(ValueError):
+class WorldError(ArenaError, ValueError):
     """An unknown job, or a task version the job does not run under."""
 
 

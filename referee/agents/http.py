@@ -38,7 +38,15 @@ _TRANSIENT = (500, 502, 503, 504, 520, 522, 524, 529)
 
 
 class ProviderDown(ProviderError):
-    """The provider kept failing past every retry: an outage, not a refusal."""
+    """The provider kept failing past every retry: an outage, not a refusal.
+
+    ``unreachable`` says every try was a refused or failed connection: nothing is listening
+    there, so the bout pauses for `arena resume` at once instead of being retried in the run.
+    """
+
+    def __init__(self, message: str, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 @dataclass(frozen=True)
@@ -161,6 +169,7 @@ async def post_json(
     retry = transport.retry
     limit = transport.limit(provider)
     failure = ""
+    unreachable = True
     for attempt in range(retry.attempts + 1):
         if attempt:
             await asyncio.sleep(retry.delay(attempt - 1))
@@ -170,7 +179,9 @@ async def post_json(
             response = await client.post(url, json=body, headers=headers)
         except httpx.TransportError as err:  # refused, dropped, timed out, cut short
             failure = f"{type(err).__name__} talking to {host}"
+            unreachable = unreachable and isinstance(err, httpx.ConnectError)
             continue
+        unreachable = False
         if response.status_code == 429:
             raise RateLimited(f"{provider}: {host} rate-limited the request (429): {_message(response, secret)}",
                               retry_after(response.headers.get("retry-after")))
@@ -188,4 +199,4 @@ async def post_json(
         if not isinstance(answer, dict):
             raise ProviderError(f"{provider}: {host} answered with JSON that is not an object")
         return answer
-    raise ProviderDown(f"{provider}: gave up after {retry.attempts + 1} tries: {failure}")
+    raise ProviderDown(f"{provider}: gave up after {retry.attempts + 1} tries: {failure}", unreachable)

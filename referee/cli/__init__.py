@@ -1,12 +1,17 @@
 """The `arena` command. Each command parses its arguments, calls one function, prints.
 
 Heavy modules are imported inside the commands so `arena --help` stays fast. Bad
-input exits non-zero with a one-line message; an unexpected error in `verify` exits
-3, never 0 or 1, so it cannot pass for "verified" or "tampered".
+input exits non-zero with a one-line message (`main` turns any error a command did
+not word itself into one line); an unexpected error exits 3, never 0 or 1, so it
+cannot pass for "verified", "tampered" or "finished".
 """
 
 
 from __future__ import annotations
+
+import os
+import sys
+import traceback
 
 import typer
 
@@ -14,8 +19,15 @@ from referee.cli import bouts, catalog, seasons
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(help="The Forge Arena: referee AI agents on seeded business jobs.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+EXIT_CODES = """Exit codes, the same for every command:
+0 done (Verified, Reproduced, every bout finished);
+1 something changed (a signature, a hash chain or a replay disagrees);
+2 cannot decide or cannot start (bad input, a missing file, not a log, an unknown key);
+3 an internal error (a bug: never read as a verdict);
+4 bouts left paused (a rate limit, an outage or the deadline): `arena resume` carries them on."""
+
+app = typer.Typer(help="The Forge Arena: referee AI agents on seeded business jobs.\n\n" + EXIT_CODES,
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 
 # Every command, registered here in one place.
 app.add_typer(catalog.catalog_app, name="catalog")
@@ -34,4 +46,25 @@ app.add_typer(seasons.dataset_app, name="dataset")
 
 
 def main() -> None:
-    app(prog_name="arena")
+    """Run `arena`; an error no command caught becomes one line on stderr, never a traceback
+    (set ARENA_DEBUG=1 to see it)."""
+    from catalog import CatalogError
+    from referee.errors import ArenaError
+    from sandboxes import UnknownJob
+
+    try:
+        app(prog_name="arena")
+    except (ArenaError, CatalogError, UnknownJob) as err:
+        _die(f"error: {err}", 2)
+    except OSError as err:
+        where = f" {err.filename}" if err.filename else ""
+        _die(f"error: cannot use{where}: {err.strerror or err}", 2)
+    except Exception as err:
+        _die(f"error: internal error ({type(err).__name__}); please report it (ARENA_DEBUG=1 shows where)", 3)
+
+
+def _die(line: str, code: int) -> None:
+    if os.environ.get("ARENA_DEBUG"):
+        traceback.print_exc()
+    print(line, file=sys.stderr)
+    sys.exit(code)

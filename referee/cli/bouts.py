@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from referee.cli.options import (
+    BackoffOpt,
     BaseUrlOpt,
     ConcurrencyOpt,
     DbOpt,
@@ -18,6 +19,7 @@ from referee.cli.options import (
     KeyOpt,
     LogsArg,
     RateOpt,
+    RetriesOpt,
     _echo_json,
     _fail,
 )
@@ -64,30 +66,37 @@ def run(
     temperature: Annotated[float | None, typer.Option(min=0, max=2, help="Model temperature.")] = None,
     max_tokens: Annotated[int, typer.Option(min=1, max=1_000_000, help="Token limit per model turn.")] = 4096,
     rate: RateOpt = None,
+    retries: RetriesOpt = 4,
+    backoff: BackoffOpt = 0.5,
     as_json: JsonOpt = False,
 ) -> None:
     """Run bouts, sign each log, store it. Bouts hit by a rate limit, an outage or the deadline pause."""
+    from referee.agents.http import Retry
     from referee.errors import ArenaError
-    from referee.home import arena_home, db_url, ensure_key
+    from referee.home import arena_home, db_url, ensure_folder, ensure_key
     from referee.runner import model_options, parse_duration, parse_seeds, plan_bouts, run_bouts
     from referee.store import Store
     from sandboxes import UnknownJob
 
+    tally = _Tally(as_json)
     try:
         specs = plan_bouts(agent, [job], [tier], parse_seeds(seeds), attempts, rules)
-        options = model_options(agent, base_url, temperature, max_tokens, price_table, rate)
+        options = model_options(agent, base_url, temperature, max_tokens, price_table, rate,
+                                retry=Retry(attempts=retries, base_delay=backoff))
         limit = parse_duration(deadline) if deadline else None
         key = ensure_key()
+        out = ensure_folder(out, "--out") if out else None
+        store = Store(db_url(db))
     except (ArenaError, UnknownJob, ValueError) as err:
         _fail(str(err))
-    store = Store(db_url(db))
     try:
         with _progress(len(specs)) as progress:
-            run_bouts(specs, key, store=store, out_dir=out, on_done=_shower(as_json), concurrency=concurrency,
+            run_bouts(specs, key, store=store, out_dir=out, on_done=tally.done, concurrency=concurrency,
                       deadline=limit, work_dir=arena_home() / "work", options=options,
-                      on_paused=_pause_shower(as_json), on_progress=progress)
+                      on_paused=tally.paused, on_progress=progress, on_failed=tally.failed)
     finally:
         store.close()
+    tally.close()
 
 
 def resume(
@@ -97,36 +106,69 @@ def resume(
     deadline: DeadlineOpt = None,
     base_url: BaseUrlOpt = None,
     rate: RateOpt = None,
+    retries: RetriesOpt = 4,
+    backoff: BackoffOpt = 0.5,
     as_json: JsonOpt = False,
 ) -> None:
     """Carry on every paused or interrupted bout from its log; exit 1 if a log and its world disagree."""
     from referee.agents import AgentOptions
+    from referee.agents.http import Retry
     from referee.errors import ArenaError
-    from referee.home import arena_home, db_url, ensure_key
+    from referee.home import arena_home, db_url, ensure_folder, ensure_key
     from referee.runner import parse_duration, resume_bouts
     from referee.store import Store
 
-    failed: list[str] = []
+    tally = _Tally(as_json)
     try:
         limit = parse_duration(deadline) if deadline else None
         key = ensure_key()
+        out = ensure_folder(out, "--out") if out else None
+        store = Store(db_url(db))
     except (ArenaError, ValueError) as err:
         _fail(str(err))
-    store = Store(db_url(db))
     try:
         with _progress(None) as progress:
-            done = resume_bouts(key, arena_home() / "work", store, out, _shower(as_json), concurrency=concurrency,
-                                deadline=limit, options=AgentOptions(base_url=base_url, rate=rate),
-                                on_paused=_pause_shower(as_json), on_progress=progress,
-                                on_failed=lambda bout_id, why: failed.append(f"{bout_id}: {why}"))
+            options = AgentOptions(base_url=base_url, rate=rate, retry=Retry(attempts=retries, base_delay=backoff))
+            resume_bouts(key, arena_home() / "work", store, out, tally.done, concurrency=concurrency,
+                         deadline=limit, options=options, on_paused=tally.paused, on_progress=progress,
+                         on_failed=tally.failed)
     finally:
         store.close()
-    for line in failed:
-        typer.echo(f"error: cannot resume {line}", err=True)
-    if not as_json:
-        typer.echo(f"{len(done)} bouts finished")
-    if failed:
-        raise typer.Exit(1)
+    tally.close()
+
+
+class _Tally:
+    """What a run or resume printed, and the exit code it owes: 3 if a bout failed on an
+    internal error (or a resumed log disagrees with its world: 1), 4 if bouts are left
+    paused, else 0. A bout's failure is reported and the others go on."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.show, self.show_paused = _shower(as_json), _pause_shower(as_json)
+        self.finished = self.n_paused = 0
+        self.errors: list[tuple[str, str]] = []
+
+    def done(self, record: Any) -> None:
+        self.finished += 1
+        self.show(record)
+
+    def paused(self, paused: Any) -> None:
+        self.n_paused += 1
+        self.show_paused(paused)
+
+    def failed(self, what: str, why: str) -> None:
+        self.errors.append((what, why))
+        typer.echo(f"error: {what}: {why}", err=True)
+
+    def close(self) -> None:
+        if not self.as_json:
+            typer.echo(f"{self.finished} bouts finished, {self.n_paused} paused, {len(self.errors)} failed")
+        if any(why.startswith("internal error") for _, why in self.errors):
+            raise typer.Exit(3)
+        if self.errors:
+            raise typer.Exit(1)
+        if self.n_paused:
+            raise typer.Exit(4)
 
 
 def _shower(as_json: bool) -> Any:

@@ -66,13 +66,13 @@ def catalog_cite(trap_id: str) -> None:
 @keys_app.command("new")
 def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where to write.")] = None) -> None:
     """Make a signing key (private file mode 0600) and its public key; never overwrites."""
-    from referee.errors import KeyFileError
-    from referee.home import keys_dir
+    from referee.errors import KeyFileError, UsageError
+    from referee.home import ensure_folder, keys_dir
     from referee.signing import generate_keypair
 
     try:
-        private, public = generate_keypair(directory or keys_dir())
-    except KeyFileError as err:
+        private, public = generate_keypair(ensure_folder(directory or keys_dir(), "the key folder"))
+    except (KeyFileError, UsageError) as err:
         _fail(str(err))
     typer.echo(f"private key: {private}\npublic key:  {public}")
 

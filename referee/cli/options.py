@@ -17,6 +17,10 @@ DeadlineOpt = Annotated[str | None, typer.Option(help="Pause what is still runni
 BaseUrlOpt = Annotated[str | None, typer.Option(
     help="Model API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the provider's).")]
 RateOpt = Annotated[float | None, typer.Option(help="At most this many requests per second per provider.")]
+RetriesOpt = Annotated[int, typer.Option(min=0, max=20, help="Retries of a failed model request before the bout "
+                                                           "pauses (a refused connection pauses it for resume).")]
+BackoffOpt = Annotated[float, typer.Option(min=0.0, max=60.0, help="First retry's backoff in seconds; doubles "
+                                                                   "each retry, with jitter, up to 30 s.")]
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:

@@ -112,10 +112,11 @@ def export_cmd(
 def _export(db: str | None, out: Path, season: str | None) -> None:
     from referee.errors import ArenaError
     from referee.export import ExportError
+    from referee.home import ensure_folder
     from referee.publishing import export
 
     try:
-        result = export(db, out, season)
+        result = export(db, ensure_folder(out, "--out"), season)
     except (ArenaError, ExportError) as err:
         _fail(str(err))
     typer.echo(f"{result.bouts} bouts, {result.files} files in {result.out}")

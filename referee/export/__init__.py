@@ -19,6 +19,7 @@ from sqlmodel import Session, select
 from catalog import load_catalog
 from referee.boards import failure_modes, leaderboard
 from referee.canonical import sha256_hex
+from referee.errors import ArenaError
 from referee.export import citation, manifest
 from referee.export.rows import (
     BOUT_COLUMNS,
@@ -43,7 +44,7 @@ __all__ = ["ExportError", "ExportResult", "export_dataset", "verify_dataset"]
 verify_dataset = manifest.verify_dataset
 
 
-class ExportError(ValueError):
+class ExportError(ArenaError, ValueError):
     """Nothing to export, an unknown season, or an output folder that is not empty."""
 
 

@@ -143,7 +143,7 @@ def test_arena_run_and_resume_with_model_agents(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with FakeProvider(key=KEY, faults=lambda n, _b: "401" if refuse["on"] and n == 5 else None).running() as fake:
         result = runner.invoke(app, [*args, "--base-url", fake.openai_url])
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 4, result.output  # one bout left paused: not "all done"
         lines = [json.loads(line) for line in result.output.splitlines()]
         assert sorted("paused" in line for line in lines) == [False, False, True]
         assert all(line["passed"] for line in lines if "passed" in line)
@@ -166,3 +166,28 @@ def _open(envelope: bytes) -> bytes:
     import base64
 
     return base64.b64decode(json.loads(envelope)["payload"])
+
+
+def test_a_refused_connection_pauses_the_bout_at_once_for_resume(
+    arena_home: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing listening is an outage a run cannot wait out: after its own retries (settable with
+    --retries/--backoff) the bout is parked for `arena resume`, not requeued again and again."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again at once: connections to it are refused
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    result = CliRunner().invoke(app, [
+        "run", "--agent", "openai:toy/oracle", "--job", "toy", "--tier", "normal-1.0", "--seeds", "1",
+        "--attempts", "1", "--base-url", f"http://127.0.0.1:{port}/v1", "--retries", "1", "--backoff", "0.01",
+        "--json"])
+    assert result.exit_code == 4, result.output
+    line = json.loads(result.output)
+    assert line["paused"] == "provider_unreachable" and "ConnectError" in line["detail"]
+    store = Store(f"sqlite:///{arena_home / 'arena.db'}")
+    try:
+        assert [row.reason for row in store.paused()] == ["provider_unreachable"]
+    finally:
+        store.close()

@@ -41,7 +41,7 @@ def test_a_run_writes_the_key_nowhere(arena_home: Path, tmp_path: Path, monkeypa
         ):
             result = runner.invoke(app, args)
             printed += result.output.encode() + (result.stderr_bytes or b"")
-            assert result.exit_code == 0, result.output
+            assert result.exit_code in (0, 4), result.output  # 4: a bout was left paused, as planned
     assert b"PAUSED" in printed  # the 401 and the outage did pause bouts: their messages were printed
     assert leaks(printed) == []
     written = [p for p in [*arena_home.rglob("*"), *tmp_path.rglob("*")] if p.is_file()]
