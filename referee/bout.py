@@ -42,8 +42,8 @@ from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
 __all__ = [
-    "END_TOOL", "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "loggable", "play_out",
-    "run_bout", "run_bout_async", "write_atomic",
+    "END_TOOL", "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "play_out",
+    "run_bout", "run_bout_async",
 ]
 
 END_TOOL = "submit_report"

@@ -14,8 +14,7 @@ from sqlalchemy import Engine, LargeBinary, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delete, select
 
-from referee.bout import BoutRecord
-from referee.outcomes import Paused
+from referee.outcomes import BoutRecord, Paused
 
 __all__ = ["BoutRow", "PausedRow", "Store", "row_from_paused", "row_from_record"]
 
