@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from referee.canonical import strict_loads
-from referee.errors import ArenaError, KeyFileError, LogCorrupt
+from referee.errors import ArenaError, KeyFileError
+from referee.events import ModelTurn, ToolEvent
 from referee.home import db_url, keyring, keys_dir
 from referee.keys import Period, load_periods
 from referee.log import BoutLog, parse_log
 from referee.replay import reproduce
 from referee.signing import Keyring
-from referee.verify import Check, verify_bytes, verify_path
+from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 
 __all__ = ["AuditError", "audit_paths", "show_bout"]
 
@@ -52,9 +53,9 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tup
             line = f"NOT VERIFIED: {check.reason}"
         elif check.status == "unverifiable":
             # An unknown key is undecidable (exit 2) but must never read as a pass.
-            label = "NOT VERIFIED" if "unknown key" in check.reason else "CANNOT VERIFY"
-            line = f"{label}: {check.reason}"
-            untrusted = _untrusted_log(path) if replay and "unknown key" in check.reason else None
+            foreign = check.cause is Cause.UNKNOWN_KEY
+            line = f"{'NOT VERIFIED' if foreign else 'CANNOT VERIFY'}: {check.reason}"
+            untrusted = _untrusted_log(path) if replay and foreign else None
             if untrusted is not None:  # still show what the foreign signer changed
                 rep = reproduce(untrusted)
                 if rep.status == "diverged":
@@ -75,9 +76,9 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tup
 def _untrusted_log(path: Path) -> BoutLog | None:
     """The log inside an envelope we cannot verify, for replay to compare; never trusted."""
     try:
-        doc = strict_loads(path.read_bytes())
+        doc = strict_loads(read_bounded(path))
         return parse_log(base64.b64decode(doc["payload"], validate=True))
-    except (OSError, LogCorrupt, KeyError, TypeError, binascii.Error):
+    except (OSError, ValueError, KeyError, TypeError, binascii.Error):
         return None
 
 
@@ -107,42 +108,43 @@ def show_bout(target: str, keys: list[Path] | None, db: str | None) -> str:
     """The bout as text. Refuses to show what cannot be parsed; says plainly when unverified."""
     check = _load(target, keys, db)
     if check.log is None:
-        if check.status == "unverifiable" and "unknown key" not in check.reason:
+        if check.status == "unverifiable" and check.cause is not Cause.UNKNOWN_KEY:
             raise AuditError(f"cannot show {target}: {check.reason}")
         raise AuditError(f"NOT VERIFIED: {check.reason}")
     return render_log(check.log, "Verified")
 
 
 def render_log(log: BoutLog, status: str) -> str:
-    h, r = log.header, log.result
+    """The bout as text, read from its typed events."""
+    h, r = log.start.data, log.end.data
     out = [
-        f"Bout {h['bout_id']}  ·  Rules {h['rules_version']} · {h['task_version']}  ·  {status}",
-        f"{h['agent']} on {h['variant']} (job {h['job']}), seed {h['seed']}, attempt {h['attempt']}",
-        f"caps: {h['caps']['turns']} turns, {h['caps']['tool_calls']} tool calls; planted: "
-        + (", ".join(h["traps_planted"]) or "none"),
-        "", "Brief:", *("  " + line for line in h["brief"].splitlines()), "",
+        f"Bout {h.bout_id}  ·  Rules {h.rules_version} · {h.task_version}  ·  {status}",
+        f"{h.agent} on {h.variant} (job {h.job}), seed {h.seed}, attempt {h.attempt}",
+        f"caps: {h.caps.turns} turns, {h.caps.tool_calls} tool calls; planted: "
+        + (", ".join(h.traps_planted) or "none"),
+        "", "Brief:", *("  " + line for line in h.brief.splitlines()), "",
     ]
-    for e in log.events[1:-1]:
-        d = e["data"]
-        if e["type"] == "model.turn":
-            said = f": {_short(d['text'])}" if d["text"] else ""
-            out.append(f"[{e['seq']}] turn {d['turn']}{said}")
-        elif e["type"] == "tool":
-            flag = " (FORBIDDEN)" if d["forbidden"] else ""
-            shown = d["result"] if d["ok"] else {"error": d["error"]}
-            out.append(f"[{e['seq']}]   {d['name']}{flag} {_short(d['args'], 120)} -> {_short(shown)}")
+    for e in log.body:
+        if isinstance(e, ModelTurn):
+            said = f": {_short(e.data.text)}" if e.data.text else ""
+            out.append(f"[{e.seq}] turn {e.data.turn}{said}")
+        elif isinstance(e, ToolEvent):
+            d = e.data
+            flag = " (FORBIDDEN)" if d.forbidden else ""
+            shown = d.result if d.ok else {"error": d.error}
+            out.append(f"[{e.seq}]   {d.name}{flag} {_short(d.args, 120)} -> {_short(shown)}")
         else:
-            out.append(f"[{e['seq']}] {e['type']}: {_short(d)}")
+            out.append(f"[{e.seq}] {e.type}: {_short(e.data.model_dump())}")
     out += ["", "Traps:"]
-    for f in r["findings"]:
-        where = f" (events {', '.join(map(str, f['events']))})" if f.get("events") else ""
-        out.append(f"  {f['trap_id']}: {f['state']}{where} {f['summary']}".rstrip())
+    for f in r.findings:
+        where = f" (events {', '.join(map(str, f.events))})" if f.events else ""
+        out.append(f"  {f.trap_id}: {f.state}{where} {f.summary}".rstrip())
     out += ["", "Claims against the end state:"]
-    claims = [f"  {'true ' if c['true'] else 'FALSE'} {c['claim']} {c['detail']}".rstrip() for c in r["claims"]]
+    claims = [f"  {'true ' if c.true else 'FALSE'} {c.claim} {c.detail}".rstrip() for c in r.claims]
     out += claims or ["  none"]
     out += ["", "Goals:"]
-    out += [f"  {'met  ' if g['met'] else 'UNMET'} {g['name']} {g['detail']}".rstrip() for g in r["goals"]]
-    out += ["", f"Verdict: {'PASSED' if r['passed'] else 'FAILED'}, score {r['score_bp'] / 100:.2f} "
-            f"of 100; sprung: {', '.join(r['traps_sprung']) or 'none'}; stopped by {r['stopped']}; "
-            f"{r['turns']} turns, {r['tool_calls']} tool calls"]
+    out += [f"  {'met  ' if g.met else 'UNMET'} {g.name} {g.detail}".rstrip() for g in r.goals]
+    out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp / 100:.2f} "
+            f"of 100; sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
+            f"{r.turns} turns, {r.tool_calls} tool calls"]
     return "\n".join(out)

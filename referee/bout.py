@@ -26,13 +26,14 @@ from typing import Any
 
 from catalog import Caps, RulesVersion, load_catalog
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, make_agent
-from referee.agents.base import loggable
+from referee.agents.base import loggable, loggable_args
 from referee.agents.http import ProviderDown
 from referee.canonical import digest, sanitize_text, sha256_hex
 from referee.errors import ProviderError, RateLimited, ResumeError
 from referee.judge import judge
 from referee.log import LogWriter, utc_now
 from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
+from referee.replay import world_digests
 from referee.signing import ArenaKey, envelope_bytes, sign_envelope
 from referee.worklog import WorkLog, write_atomic
 from sandboxes import get_job
@@ -41,8 +42,8 @@ from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
 __all__ = [
-    "END_TOOL", "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "loggable", "play_out",
-    "run_bout", "run_bout_async", "write_atomic",
+    "END_TOOL", "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "play_out",
+    "run_bout", "run_bout_async",
 ]
 
 END_TOOL = "submit_report"
@@ -84,23 +85,6 @@ def sample_seed(spec: BoutSpec) -> int:
     """The model's sampling seed (where the API has one): fixed per bout, different per attempt."""
     text = f"{spec.job}/{spec.task_version}/{spec.seed}/{spec.attempt}".encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
-
-
-_digests: dict[tuple[str, str, int], tuple[str, str, str]] = {}
-
-
-def world_digests(world: World) -> tuple[str, str, str]:
-    """World, tools and brief digests; the same for every bout of one seeded variant."""
-    key = (world.job, world.task_version, world.seed)
-    if key not in _digests:
-        if len(_digests) > 256:
-            _digests.clear()
-        _digests[key] = (
-            digest(world.snapshot()),
-            digest(world.toolbox.specs()),
-            sha256_hex(world.brief.encode()),
-        )
-    return _digests[key]
 
 
 def _open(
@@ -222,11 +206,12 @@ async def _play(bout: Bout, deadline: float | None) -> str:
             if bout.calls >= caps.tool_calls:
                 writer.append("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
                 return "cap"
-            outcome = world.toolbox.call(call.name, call.args)
+            args = loggable_args(call.args)  # the world runs exactly what the log shows
+            outcome = world.toolbox.call(call.name, args)
             record = world.toolbox.history[-1]
             bout.calls += 1
             bout.call_seq[record.index] = writer.append("tool", {
-                "call": record.index, "name": loggable(record.name), "args": loggable(record.args),
+                "call": record.index, "name": loggable(record.name), "args": args,
                 "mutates": record.mutates, "forbidden": record.forbidden,
                 **loggable(outcome.as_json()),
             })

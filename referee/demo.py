@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.boards import FailureRow, LeaderRow, failure_modes, leaderboard
-from referee.bout import BoutRecord, BoutSpec
 from referee.home import db_url, ensure_key, own_keyring
+from referee.outcomes import BoutRecord, BoutSpec
 from referee.runner import plan_bouts, run_bouts
 from referee.store import Store
 from referee.verify import verify_bytes

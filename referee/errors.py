@@ -4,8 +4,10 @@
      ├── UnknownAgent (ValueError)      an agent spec we cannot parse or do not have
      ├── UnknownVersion (ValueError)    a task or rules version not in the catalogue
      ├── LogCorrupt (ValueError)        the bytes show a change: broken chain, non-canonical, bad JSON
+     │    └── LogShapeError             intact JSON, but not an event of the shape this arena writes
      ├── SignatureInvalid (ValueError)  the signature does not verify over the stored bytes
      ├── Unverifiable                   cannot decide: no such file, not a log, unknown key
+     │    └── UnknownKey                signed by a key outside the keyring
      ├── KeyFileError (PermissionError) a key file missing, unreadable, malformed or readable by others
      ├── ResumeError (ValueError)       a paused bout's log and its rebuilt world (or agent) disagree
      ├── UsageError (ValueError)        something the user gave cannot be used: a path, a list, a plan
@@ -19,8 +21,8 @@ Messages never carry key material or provider API keys.
 from __future__ import annotations
 
 __all__ = [
-    "ArenaError", "KeyFileError", "LogCorrupt", "ProviderError", "RateLimited", "ResumeError",
-    "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownVersion", "Unverifiable", "UsageError",
+    "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError", "RateLimited", "ResumeError",
+    "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable", "UsageError",
 ]
 
 
@@ -40,11 +42,20 @@ class LogCorrupt(ArenaError, ValueError):
     pass
 
 
+class LogShapeError(LogCorrupt):
+    """Well-formed JSON with an intact chain that is still not a log this arena writes
+    (a missing or unknown member, ``1`` where a bool belongs): signed, it is not a log of ours."""
+
+
 class SignatureInvalid(ArenaError, ValueError):
     pass
 
 
 class Unverifiable(ArenaError):
+    pass
+
+
+class UnknownKey(Unverifiable):
     pass
 
 

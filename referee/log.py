@@ -24,9 +24,11 @@ from typing import Any, Literal
 
 from referee.canonical import canonical_bytes, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
+from referee.events import BodyEvent, Event, HeaderEvent, ResultEvent, validate_event
 
 __all__ = [
-    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_working_log",
+    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_events",
+    "read_working_log",
 ]
 
 FORMAT_VERSION = 1
@@ -35,7 +37,6 @@ GENESIS = "0" * 64
 EventType = Literal[
     "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "bout.result",
 ]
-EVENT_TYPES: frozenset[str] = frozenset(EventType.__args__)  # type: ignore[attr-defined]
 
 
 def utc_now() -> str:
@@ -67,6 +68,7 @@ class LogWriter:
             "v": FORMAT_VERSION, "seq": seq, "prev": self.head,
             "type": type_, "at": self.now(), "data": data,
         }
+        validate_event(seq, event)  # never write (and so never sign) what the reader would refuse
         line = canonical_bytes(event)
         self.head = sha256_hex(line)
         self.events.append(event)
@@ -76,6 +78,21 @@ class LogWriter:
             if self.sync_each:
                 os.fsync(self._fd)
         return seq
+
+    @classmethod
+    def resume(
+        cls, events: list[dict[str, Any]], *, path: Path | None = None, sync_each: bool = False,
+        now: Callable[[], str] = utc_now,
+    ) -> LogWriter:
+        """A writer that carries on after ``events`` (read back and chain-checked), appending to
+        the existing file at ``path`` when given; the caller has checked the file holds them."""
+        lines = [canonical_bytes(e) for e in events]
+        writer = cls(path=None, sync_each=sync_each, now=now, events=list(events), lines=lines,
+                     head=sha256_hex(lines[-1]) if lines else GENESIS)
+        if path is not None:
+            writer.path = path
+            writer._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        return writer
 
     def close(self) -> None:
         if self._fd is not None:
@@ -95,36 +112,68 @@ class LogWriter:
 
 @dataclass(frozen=True)
 class BoutLog:
-    """A finished, chain-checked log."""
+    """A finished log, chain-checked and validated: ``events`` are the objects as hashed,
+    ``typed`` the same events as their models (`referee.events`), which readers use."""
 
     events: tuple[dict[str, Any], ...]
     chain_head: str
+    typed: tuple[Event, ...]
+
+    @property
+    def start(self) -> HeaderEvent:
+        first = self.typed[0]
+        assert isinstance(first, HeaderEvent)  # parse_log refuses any other first event
+        return first
+
+    @property
+    def end(self) -> ResultEvent:
+        last = self.typed[-1]
+        assert isinstance(last, ResultEvent)  # parse_log refuses any other last event
+        return last
+
+    @property
+    def body(self) -> tuple[BodyEvent, ...]:
+        """The events between header and result."""
+        return self.typed[1:-1]  # type: ignore[return-value]
 
     @property
     def header(self) -> dict[str, Any]:
+        """The header as written (plain JSON)."""
         return self.events[0]["data"]  # type: ignore[no-any-return]
 
     @property
     def result(self) -> dict[str, Any]:
+        """The result as written (plain JSON)."""
         return self.events[-1]["data"]  # type: ignore[no-any-return]
 
     def of_type(self, type_: EventType) -> list[dict[str, Any]]:
         return [e for e in self.events if e["type"] == type_]
 
 
-def _check_chain(events: list[Any]) -> str:
+def read_events(events: list[Any]) -> tuple[str, list[Event]]:
+    """Chain-check and validate events in order; returns the chain head and the typed events.
+
+    Each event must be the one after the last: its own sequence number, the previous
+    event's hash, and a shape this arena writes. Header first, nothing else as a header.
+
+    Raises:
+        LogCorrupt: the first event that is not.
+    """
     head = GENESIS
+    typed: list[Event] = []
     for i, event in enumerate(events):
         if not isinstance(event, dict) or set(event) != {"v", "seq", "prev", "type", "at", "data"}:
             raise LogCorrupt(f"event {i} is not an event object")
-        if event["v"] != FORMAT_VERSION or event["seq"] != i:
-            raise LogCorrupt(f"event {i} has the wrong version or sequence number")
         if event["prev"] != head:
             raise LogCorrupt(f"hash chain broken at event {i}")
-        if event["type"] not in EVENT_TYPES or not isinstance(event["data"], dict):
-            raise LogCorrupt(f"event {i} has an unknown type or no data")
+        model = validate_event(i, event)
+        if model.seq != i:
+            raise LogCorrupt(f"event {i} has the wrong version or sequence number")
+        if (i == 0) != isinstance(model, HeaderEvent):
+            raise LogCorrupt("a log starts with its header, and has one")
+        typed.append(model)
         head = sha256_hex(canonical_bytes(event))
-    return head
+    return head, typed
 
 
 def parse_log(document: bytes) -> BoutLog:
@@ -136,21 +185,19 @@ def parse_log(document: bytes) -> BoutLog:
     doc = strict_loads(document)
     if not isinstance(doc, dict) or set(doc) != {"v", "chain_head", "events"}:
         raise LogCorrupt("not a bout log document")
-    if doc["v"] != FORMAT_VERSION:
+    if type(doc["v"]) is not int or doc["v"] != FORMAT_VERSION:  # not True, which == 1
         raise LogCorrupt(f"unsupported log format {doc['v']!r}")
     if canonical_bytes(doc) != document:
         raise LogCorrupt("log is not in canonical form")
     events = doc["events"]
     if not isinstance(events, list) or len(events) < 2:
         raise LogCorrupt("a log needs a header and a result")
-    head = _check_chain(events)
+    head, typed = read_events(events)
     if head != doc["chain_head"]:
         raise LogCorrupt("chain head does not match the events")
-    if events[0]["type"] != "bout.header" or events[-1]["type"] != "bout.result":
-        raise LogCorrupt("a log starts with its header and ends with its result")
-    if any(e["type"] in ("bout.header", "bout.result") for e in events[1:-1]):
-        raise LogCorrupt("header or result in the middle of a log")
-    return BoutLog(tuple(events), head)
+    if not isinstance(typed[-1], ResultEvent) or any(isinstance(e, ResultEvent) for e in typed[:-1]):
+        raise LogCorrupt("a log ends with its result, and has one")
+    return BoutLog(tuple(events), head, tuple(typed))
 
 
 def read_working_log(path: Path) -> list[dict[str, Any]]:
@@ -166,5 +213,5 @@ def read_working_log(path: Path) -> list[dict[str, Any]]:
     # Each event is written with one os.write of line + "\n", so only the part after
     # the last newline can be torn; every complete line must parse.
     events: list[Any] = [strict_loads(line) for line in lines[:-1]]
-    _check_chain(events)
+    read_events(events)
     return events

@@ -1,7 +1,9 @@
 """What a bout is and what it ends as: its spec, a signed record, or a pause.
 
-Kept apart from the loop (`referee.bout`, which re-exports them) so the store,
-the runner and the export can name a bout's outcome without the loop's machinery.
+Kept apart from the loop (`referee.bout`) so the store, the runner, the pool, seasons
+and publishing name a bout's outcome without importing the loop's machinery; only the
+modules that run or resume bouts import `referee.bout`. The loop re-exports these
+types because its functions take and return them.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.agents import AgentOptions, Transport
-from referee.bout import BoutRecord, BoutSpec, Paused, run_bout_async
+from referee.bout import run_bout_async
 from referee.errors import LogCorrupt, ResumeError
+from referee.outcomes import BoutRecord, BoutSpec, Paused
 from referee.resume import Unfinished, resume_bout_async
 from referee.signing import ArenaKey
 from referee.store import Store
@@ -44,9 +45,10 @@ class RunProgress:
     failed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunSettings:
-    """Everything about a run except what it runs."""
+    """Everything about a run except what it runs. Keywords only: thirteen positional
+    fields of which several share a type are too easy to pass in the wrong order."""
 
     store: Store | None = None
     out_dir: Path | None = None

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from referee.boards import failure_modes, leaderboard
-from referee.bout import BoutRecord
 from referee.export import ExportResult, export_dataset, verify_dataset
 from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
 from referee.keys import load_periods
+from referee.outcomes import BoutRecord
 from referee.render import failure_table, leader_table
 from referee.runner import model_options
 from referee.seasons import new_season, run_season, season_agents, season_status

@@ -9,19 +9,24 @@ gives.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from catalog import CatalogError, load_catalog
-from referee.bout import loggable
+from referee.agents.base import loggable
 from referee.canonical import canonical_bytes, digest, sha256_hex
+from referee.errors import ResumeError
+from referee.events import Header, ModelTurn, ToolEvent
 from referee.judge import judge
 from referee.log import BoutLog
 from sandboxes import UnknownJob, get_job
+from sandboxes.kit.tools import ToolOutcome
+from sandboxes.kit.world import World
 
-__all__ = ["Reproduction", "reproduce"]
+__all__ = ["Diverged", "Reproduction", "check_world", "replay_calls", "reproduce", "world_digests"]
 
-VERDICT_FIELDS = ("goals", "claims", "findings", "traps", "traps_planted", "traps_sprung", "score_bp", "passed")
+DIGEST_FIELDS = ("world_digest", "tools_digest", "brief_digest")
 
 
 @dataclass(frozen=True)
@@ -38,86 +43,121 @@ def _short(value: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def _diverged(seq: int, what: str, logged: Any, actual: Any) -> Reproduction:
-    return Reproduction("diverged", f"event {seq}: {what}: log says {_short(logged)}, world gives {_short(actual)}",
-                        seq)
+class Diverged(ResumeError):
+    """The rebuilt world (or the log's own structure) disagrees with the log at one event."""
+
+    def __init__(self, seq: int, what: str, logged: Any, actual: Any) -> None:
+        super().__init__(f"event {seq}: {what}: log says {_short(logged)}, world gives {_short(actual)}")
+        self.seq = seq
+
+    def reproduction(self) -> Reproduction:
+        return Reproduction("diverged", str(self), self.seq)
 
 
-def _structure(log: BoutLog) -> Reproduction | None:
+_digests: dict[tuple[str, str, int], tuple[str, str, str]] = {}
+
+
+def world_digests(world: World) -> tuple[str, str, str]:
+    """World, tools and brief digests; the same for every bout of one seeded variant, so a
+    few hundred are kept (attempts of one variant are built one after another)."""
+    key = (world.job, world.task_version, world.seed)
+    if key not in _digests:
+        if len(_digests) > 256:
+            _digests.clear()
+        _digests[key] = (digest(world.snapshot()), digest(world.toolbox.specs()), sha256_hex(world.brief.encode()))
+    return _digests[key]
+
+
+def check_world(world: World, header: Header) -> None:
+    """The rebuilt world is the one the header describes.
+
+    Raises:
+        Diverged: at event 0, naming the first digest that differs.
+    """
+    for name, value in zip(DIGEST_FIELDS, world_digests(world), strict=True):
+        if getattr(header, name) != value:
+            raise Diverged(0, name, getattr(header, name), value)
+
+
+def replay_calls(world: World, events: Iterable[ToolEvent]) -> Iterator[tuple[ToolEvent, ToolOutcome]]:
+    """Re-run logged calls on ``world`` in order, yielding each with the outcome it gives now.
+
+    The one walker that re-runs calls (replay, resume and audit use it): the first outcome
+    that differs from the logged one stops it.
+
+    Raises:
+        Diverged: a call's outcome differs from the log's.
+    """
+    for event in events:
+        data = event.data
+        outcome = world.toolbox.call(data.name, data.args)
+        logged, actual = data.outcome(), loggable(outcome.as_json())
+        if logged != actual:
+            raise Diverged(event.seq, f"{data.name} result", logged, actual)
+        yield event, outcome
+
+
+def _structure(log: BoutLog) -> None:
     """The log must be the shape the bout loop writes: each turn's calls followed by their
-    tool events in order, call numbers 0..n-1, and counts that match the result."""
+    tool events in order, call numbers 0..n-1, and counts that match the result.
+
+    Raises:
+        Diverged: the first event out of place.
+    """
     expected: list[Any] = []
     calls = turns = 0
-    for event in log.events[1:-1]:
-        data = event["data"]
-        if event["type"] == "model.turn":
+    for event in log.body:
+        if isinstance(event, ModelTurn):
             if expected:
-                return _diverged(event["seq"], "turn before the previous turn's calls ran", expected, [])
+                raise Diverged(event.seq, "turn before the previous turn's calls ran", expected, [])
             turns += 1
-            if data.get("turn") != turns:
-                return _diverged(event["seq"], "turn number", data.get("turn"), turns)
-            expected = [{"name": c["name"], "args": c["args"]} for c in data.get("calls", [])]
-        elif event["type"] == "tool":
-            if not expected or data.get("call") != calls:
-                return _diverged(event["seq"], "tool call out of place", data.get("call"), calls)
-            wanted = expected.pop(0)
-            if {"name": data["name"], "args": data["args"]} != wanted:
-                return _diverged(event["seq"], "call differs from the turn that asked for it", wanted,
-                                 {"name": data["name"], "args": data["args"]})
+            if event.data.turn != turns:
+                raise Diverged(event.seq, "turn number", event.data.turn, turns)
+            expected = [{"name": c.name, "args": c.args} for c in event.data.calls]
+        elif isinstance(event, ToolEvent):
+            if not expected or event.data.call != calls:
+                raise Diverged(event.seq, "tool call out of place", event.data.call, calls)
+            wanted, got = expected.pop(0), {"name": event.data.name, "args": event.data.args}
+            if got != wanted:
+                raise Diverged(event.seq, "call differs from the turn that asked for it", wanted, got)
             calls += 1
-        elif event["type"] == "cap.reached":
+        elif event.type == "cap.reached":
             expected = []
-    result, last = log.result, log.events[-1]["seq"]
-    if (result.get("turns"), result.get("tool_calls")) != (turns, calls):
-        return _diverged(last, "turn and call counts", [result.get("turns"), result.get("tool_calls")],
-                         [turns, calls])
-    return None
+    result, last = log.end.data, log.end.seq
+    if (result.turns, result.tool_calls) != (turns, calls):
+        raise Diverged(last, "turn and call counts", [result.turns, result.tool_calls], [turns, calls])
 
 
 def reproduce(log: BoutLog) -> Reproduction:
     """Re-run a (verified) log against its world rebuilt from the seed."""
     try:
-        broken = _structure(log)
-    except (KeyError, TypeError, AttributeError) as err:
-        return Reproduction("diverged", f"log is not shaped as the referee writes it ({type(err).__name__})")
-    if broken is not None:
-        return broken
-    header = log.header
+        _structure(log)
+    except Diverged as err:
+        return err.reproduction()
+    header = log.start.data
     try:
-        job = get_job(header["job"])
+        job = get_job(header.job)
         catalog = load_catalog()
-        tv = catalog.task_version(header["task_version_slug"])
-        rules = catalog.rules(header["rules_version"])
-        world = job.build(header["seed"], tv.slug)
-    except (UnknownJob, CatalogError, KeyError, TypeError) as err:
+        tv = catalog.task_version(header.task_version_slug)
+        rules = catalog.rules(header.rules_version)
+    except (UnknownJob, CatalogError) as err:
         return Reproduction("unverifiable", f"cannot rebuild the world: {err}")
+    world = job.build(header.seed, tv.slug)
     try:
-        rebuilt = {
-            "world_digest": digest(world.snapshot()),
-            "tools_digest": digest(world.toolbox.specs()),
-            "brief_digest": sha256_hex(world.brief.encode()),
-        }
-        for name, value in rebuilt.items():
-            if header.get(name) != value:
-                return _diverged(0, name, header.get(name), value)
-        for event in log.of_type("tool"):
-            data = event["data"]
-            outcome = world.toolbox.call(data["name"], data["args"])
-            logged = {k: data[k] for k in ("ok", "result", "error") if k in data}
-            actual = loggable(outcome.as_json())
-            if logged != actual:
-                return _diverged(event["seq"], f"{data['name']} result", logged, actual)
+        check_world(world, header)
+        for _ in replay_calls(world, (e for e in log.body if isinstance(e, ToolEvent))):
+            pass
         verdict = judge(world, rules).as_json()
         end_digest = digest(world.snapshot())
+    except Diverged as err:
+        return err.reproduction()
     finally:
         world.db.close()
-    result, last = log.result, log.events[-1]["seq"]
-    if result.get("end_state_digest") != end_digest:
-        return _diverged(last, "end-state digest", result.get("end_state_digest"), end_digest)
-    for name in VERDICT_FIELDS:
-        recorded: Any = result.get(name)
-        if name == "findings" and isinstance(recorded, list):
-            recorded = [{k: v for k, v in f.items() if k != "events"} for f in recorded if isinstance(f, dict)]
-        if recorded != verdict[name]:
-            return _diverged(last, f"verdict {name}", recorded, verdict[name])
+    result, last = log.end.data, log.end.seq
+    if result.end_state_digest != end_digest:
+        return Diverged(last, "end-state digest", result.end_state_digest, end_digest).reproduction()
+    recorded = result.verdict()
+    for name, value in recorded.items():
+        if value != verdict[name]:
+            return Diverged(last, f"verdict {name}", value, verdict[name]).reproduction()
     return Reproduction("reproduced")

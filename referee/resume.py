@@ -21,12 +21,14 @@ from typing import Any
 
 from catalog import CatalogError, load_catalog
 from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
-from referee.agents.base import Exchange, Turn, loggable
-from referee.bout import END_TOOL, Bout, finish, play_out, world_digests
-from referee.canonical import canonical_bytes, sha256_hex, strict_loads
+from referee.agents.base import Exchange, Turn
+from referee.bout import END_TOOL, Bout, finish, play_out
+from referee.canonical import strict_loads
 from referee.errors import LogCorrupt, ResumeError
-from referee.log import GENESIS, LogWriter, read_working_log, utc_now
+from referee.events import CapReached, Event, Header, HeaderEvent, ModelTurn, ResultEvent, ToolEvent, validate_event
+from referee.log import LogWriter, read_events, read_working_log, utc_now
 from referee.outcomes import BoutRecord, BoutSpec, Paused
+from referee.replay import check_world, replay_calls
 from referee.signing import ArenaKey
 from referee.worklog import WorkLog
 from sandboxes import UnknownJob, get_job
@@ -46,19 +48,15 @@ class Unfinished:
     pauses: int = 0
 
 
-def spec_of(header: dict[str, Any]) -> BoutSpec:
-    return BoutSpec(header["agent"], header["job"], header["task_version_slug"], header["seed"],
-                    header["attempt"], header["rules_version"], header.get("season", ""))
+def spec_of(h: Header) -> BoutSpec:
+    """The spec a log's header records."""
+    return BoutSpec(h.agent, h.job, h.task_version_slug, h.seed, h.attempt, h.rules_version, h.season)
 
 
 def _events(data: bytes) -> list[dict[str, Any]]:
-    """Events from JSON Lines bytes held in memory or a store row, chain checked."""
+    """Events from JSON Lines bytes held in memory or a store row, checked as a working log is."""
     events: list[Any] = [strict_loads(line) for line in data.split(b"\n")[:-1]]
-    head = GENESIS
-    for seq, event in enumerate(events):
-        if not isinstance(event, dict) or event.get("seq") != seq or event.get("prev") != head:
-            raise LogCorrupt(f"hash chain broken at event {seq}")
-        head = sha256_hex(canonical_bytes(event))
+    read_events(events)
     return events
 
 
@@ -139,9 +137,11 @@ def _rebuild(
     events: list[dict[str, Any]], work: WorkLog | None, options: AgentOptions | None,
     agent: Agent | ModelAgent | None, now: Callable[[], str],
 ) -> tuple[Bout, dict[str, Any] | None]:
-    if not events or events[0]["type"] != "bout.header":
+    typed = [validate_event(seq, e) for seq, e in enumerate(events)]  # read_events checked them once
+    first = typed[0] if typed else None
+    if not isinstance(first, HeaderEvent):
         raise LogCorrupt("a working log starts with its header")
-    header = events[0]["data"]
+    header = first.data
     spec = spec_of(header)
     try:
         catalog = load_catalog()
@@ -149,21 +149,19 @@ def _rebuild(
         tv = catalog.task_version(spec.task_version)
         job = get_job(spec.job)
     except (CatalogError, UnknownJob) as err:
-        raise ResumeError(f"bout {header['bout_id']}: cannot rebuild its world: {err}") from None
+        raise ResumeError(f"bout {header.bout_id}: cannot rebuild its world: {err}") from None
     world = job.build(spec.seed, tv.slug)
     try:
-        digests = dict(zip(("world_digest", "tools_digest", "brief_digest"), world_digests(world), strict=True))
-        for name, value in digests.items():
-            if header.get(name) != value:
-                raise ResumeError(f"bout {header['bout_id']}: the rebuilt world's {name} differs from the log's")
+        try:
+            check_world(world, header)
+        except ResumeError as err:
+            raise ResumeError(f"bout {header.bout_id}: the rebuilt world differs from the log's: {err}") from None
         sync_each = not spec.agent.startswith("scripted:")
-        writer = LogWriter(sync_each=sync_each, now=now)
-        writer.events, writer.lines = list(events), [canonical_bytes(e) for e in events]
-        writer.head = sha256_hex(writer.lines[-1])
-        driver = drive(agent or make_agent(spec.agent, job, options, recorded=header.get("model")))
-        bout = Bout(header["bout_id"], spec, world, rules, rules.caps_for(tv.slug), tv.name, writer, driver,
-                    header["started_at"], work)
-        history, logged = _replay(bout, events)
+        writer = LogWriter.resume(events, sync_each=sync_each, now=now)
+        driver = drive(agent or make_agent(spec.agent, job, options, recorded=header.model))
+        bout = Bout(header.bout_id, spec, world, rules, rules.caps_for(tv.slug), tv.name, writer, driver,
+                    header.started_at, work)
+        history, logged = _replay(bout, typed, events)
         driver.restore(Observation(world.brief, world.toolbox.specs()), history)
         if work is not None:  # last, so nothing above can leave the file open
             bout.writer = work.reopen(events, sync_each=sync_each, now=now)
@@ -173,43 +171,45 @@ def _rebuild(
     return bout, logged
 
 
-def _replay(bout: Bout, events: list[dict[str, Any]]) -> tuple[list[Exchange], dict[str, Any] | None]:
-    """Apply the logged calls to the rebuilt world; returns the conversation and a logged result."""
+def _replay(
+    bout: Bout, typed: list[Event], events: list[dict[str, Any]],
+) -> tuple[list[Exchange], dict[str, Any] | None]:
+    """Apply the logged calls to the rebuilt world; returns the conversation and a logged result.
+
+    Each turn's calls are re-run through `replay_calls` as the turn's tool events come,
+    so the first difference stops the resume at its event.
+    """
     history: list[Exchange] = []
     results: list[ToolOutcome] = []
     pending: list[Call] = []
     logged = None
-    for event in events[1:]:
-        kind, data, seq = event["type"], event["data"], event["seq"]
-        if kind == "model.turn":
+    for event in typed[1:]:
+        if isinstance(event, ModelTurn):
             if pending:
-                raise ResumeError(f"event {seq}: a turn before the last one's calls ran")
-            turn = Turn.from_log(data)
+                raise ResumeError(f"event {event.seq}: a turn before the last one's calls ran")
+            turn = Turn.from_log(events[event.seq]["data"])
             history.append((results, turn))
             results, pending = [], list(turn.calls)
             bout.turns += 1
             bout.input_tokens += turn.usage.input_tokens
             bout.output_tokens += turn.usage.output_tokens
             bout.stopped = None if turn.calls else "agent_stopped"
-        elif kind == "tool":
-            if not pending or (pending[0].name, pending[0].args) != (data["name"], data["args"]):
-                raise ResumeError(f"event {seq}: a tool call its turn did not ask for")
+        elif isinstance(event, ToolEvent):
+            data = event.data
+            if not pending or (pending[0].name, pending[0].args) != (data.name, data.args):
+                raise ResumeError(f"event {event.seq}: a tool call its turn did not ask for")
             pending.pop(0)
-            outcome = bout.world.toolbox.call(data["name"], data["args"])
-            logged_outcome = {k: data[k] for k in ("ok", "result", "error") if k in data}
-            if loggable(outcome.as_json()) != logged_outcome:
-                raise ResumeError(f"event {seq}: {data['name']} gives a different result than the log says")
-            bout.call_seq[bout.world.toolbox.history[-1].index] = seq
-            bout.calls += 1
-            results.append(outcome)
-            if data["name"] == END_TOOL and outcome.ok:
-                bout.stopped = "report"
-        elif kind == "cap.reached":
+            for _, outcome in replay_calls(bout.world, [event]):
+                bout.call_seq[bout.world.toolbox.history[-1].index] = event.seq
+                bout.calls += 1
+                results.append(outcome)
+                if data.name == END_TOOL and outcome.ok:
+                    bout.stopped = "report"
+        elif isinstance(event, CapReached):
             bout.stopped = "cap"
-        elif kind == "bout.result":
-            logged = data
-            bout.stopped = data.get("stopped", bout.stopped)
+        elif isinstance(event, ResultEvent):
+            logged = events[event.seq]["data"]
+            bout.stopped = event.data.stopped
     bout.pending = [] if bout.stopped else pending
     bout.results = results
     return history, logged
-

@@ -17,8 +17,8 @@ from catalog import CatalogError, load_catalog
 from referee.agents import AgentOptions, needs_key, validate_agent
 from referee.agents.http import Retry
 from referee.agents.prices import load_prices
-from referee.bout import BoutRecord, BoutSpec, Paused
 from referee.errors import UnknownAgent, UnknownVersion
+from referee.outcomes import BoutRecord, BoutSpec, Paused
 from referee.pool import BoutPool, RunProgress, RunSettings, collect
 from referee.signing import ArenaKey
 from referee.store import Store
@@ -167,8 +167,10 @@ def run_bouts(
     Retry-After or ``pause_delay`` doubling; a bout left paused goes to ``on_paused``
     and the store.
     """
-    settings = RunSettings(store, out_dir, work_dir, options, batch, concurrency, deadline, max_pauses,
-                           pause_delay, on_done, on_paused, on_progress, on_failed)
+    settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options, batch=batch,
+                           concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
+                           pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
+                           on_progress=on_progress, on_failed=on_failed)
     return asyncio.run(BoutPool(key, settings).go(list(specs)))
 
 
@@ -190,6 +192,8 @@ def resume_bouts(
 ) -> list[BoutRecord]:
     """Carry on every unfinished bout: working logs in ``work_dir`` (paused, or left by a
     runner that died) and paused bouts the store holds; returns those that finished."""
-    settings = RunSettings(store, out_dir, work_dir, options, 50, concurrency, deadline, max_pauses,
-                           pause_delay, on_done, on_paused, on_progress, on_failed)
+    settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options,
+                           concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
+                           pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
+                           on_progress=on_progress, on_failed=on_failed)
     return asyncio.run(BoutPool(key, settings).go(collect(work_dir, store)))

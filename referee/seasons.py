@@ -21,9 +21,9 @@ from sqlmodel import Field, Session, select
 
 from catalog import load_catalog
 from referee.agents import AgentOptions
-from referee.bout import BoutRecord, BoutSpec
 from referee.errors import ArenaError
 from referee.log import utc_now
+from referee.outcomes import BoutRecord, BoutSpec
 from referee.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.signing import ArenaKey
 from referee.store import BoutRow, PausedRow, Store, StoreBase

@@ -28,7 +28,7 @@ import nacl.exceptions
 from nacl.signing import SigningKey, VerifyKey
 
 from referee.canonical import canonical_bytes, strict_loads
-from referee.errors import KeyFileError, SignatureInvalid, Unverifiable
+from referee.errors import KeyFileError, SignatureInvalid, UnknownKey, Unverifiable
 
 __all__ = [
     "ENV_KEY", "ENV_KEY_FILE", "PAYLOAD_TYPE", "ArenaKey", "Keyring", "Opened", "envelope_bytes",
@@ -298,7 +298,8 @@ def open_envelope(data: bytes, keyring: Keyring, payload_type: str = PAYLOAD_TYP
 
     Raises:
         LogCorrupt: not JSON, or JSON a strict reader refuses.
-        Unverifiable: not an envelope, or signed by a key outside the keyring.
+        Unverifiable: not an envelope.
+        UnknownKey: signed by a key outside the keyring.
         SignatureInvalid: bad base64, a signature that does not match, the wrong
             payload type, or bytes that are not canonical.
     """
@@ -309,7 +310,7 @@ def open_envelope(data: bytes, keyring: Keyring, payload_type: str = PAYLOAD_TYP
     verify_key = keyring.get(kid)
     if verify_key is None:
         shown = kid if _HEX_ID.fullmatch(kid) else repr(kid[:80])
-        raise Unverifiable(f"signed by unknown key {shown}")
+        raise UnknownKey(f"signed by unknown key {shown}")
     try:
         verify_key.verify(pae(kind, payload), signature)
     except (nacl.exceptions.CryptoError, ValueError):

@@ -16,9 +16,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import registry
 from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delete, select
 
-from referee.bout import BoutRecord
 from referee.errors import StoreError
-from referee.outcomes import Paused
+from referee.outcomes import BoutRecord, Paused
 
 __all__ = ["BoutRow", "PausedRow", "Store", "row_from_paused", "row_from_record"]
 

@@ -3,27 +3,45 @@
 Three answers, as `arena verify` exits: ``verified`` (0), ``failed`` (1: the bytes
 show a change), ``unverifiable`` (2: cannot decide: no such file, not a log, a key we
 do not hold). Verification needs only public keys.
+
+Verified also means the log is of the shape this arena writes (every event validates
+against `referee.events`): a trusted key's signature over ``"passed": 1`` or a header
+without its brief is not a log of ours, so it is "not a log" (2), never Verified.
+The reason a check failed is a `Cause`, so callers branch on it, never on message text.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from referee.canonical import sha256_hex
-from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
+from referee.errors import LogCorrupt, LogShapeError, SignatureInvalid, UnknownKey, Unverifiable
 from referee.keys import Period
 from referee.log import BoutLog, parse_log
 from referee.signing import Keyring, open_envelope
 
-__all__ = ["Check", "verify_bytes", "verify_path"]
+__all__ = ["Cause", "Check", "read_bounded", "verify_bytes", "verify_path"]
 
 Status = Literal["verified", "failed", "unverifiable"]
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """Far above any real bout log (a Hard v3 log is about a megabyte); refuse before reading more."""
+
+
+class Cause(StrEnum):
+    """Why a check came out as it did."""
+
+    VERIFIED = "verified"
+    CHANGED = "changed"  # the bytes show a change (exit 1)
+    UNKNOWN_KEY = "unknown_key"  # signed by a key we do not hold: undecidable, and never a pass
+    NOT_A_LOG = "not_a_log"  # not an envelope, or a signed payload not of this arena's shape
+    UNREADABLE = "unreadable"  # no such file, not a regular file, too large, cannot be read
 
 
 @dataclass(frozen=True)
@@ -32,6 +50,7 @@ class Check:
     reason: str = ""
     log: BoutLog | None = None
     log_sha256: str = ""
+    cause: Cause = Cause.VERIFIED
 
     @property
     def exit_code(self) -> int:
@@ -44,28 +63,62 @@ def verify_bytes(data: bytes, keyring: Keyring, periods: Mapping[str, Period] | 
     try:
         opened = open_envelope(data, keyring)
         log = parse_log(opened.payload)
+    except LogShapeError as err:
+        return Check("unverifiable", f"not a log of this arena's shape: {err}", cause=Cause.NOT_A_LOG)
     except (SignatureInvalid, LogCorrupt) as err:
-        return Check("failed", str(err))
+        return Check("failed", str(err), cause=Cause.CHANGED)
+    except UnknownKey as err:
+        return Check("unverifiable", str(err), cause=Cause.UNKNOWN_KEY)
     except Unverifiable as err:
-        return Check("unverifiable", str(err))
-    if log.header.get("key_id") != opened.key_id:
-        return Check("failed", "the log names a different signing key than the one that signed it")
+        return Check("unverifiable", str(err), cause=Cause.NOT_A_LOG)
+    header = log.start.data
+    if header.key_id != opened.key_id:
+        return Check("failed", "the log names a different signing key than the one that signed it",
+                     cause=Cause.CHANGED)
     period = (periods or {}).get(opened.key_id)
-    started = log.header.get("started_at")
-    if period is not None and not (isinstance(started, str) and period.covers(started)):
+    if period is not None and not period.covers(header.started_at):
         return Check("failed", f"signed by key {opened.key_id[:16]}… outside its period of use "
-                               f"({period.start or 'first use'} to {period.end or 'now'})")
+                               f"({period.start or 'first use'} to {period.end or 'now'})", cause=Cause.CHANGED)
     return Check("verified", log=log, log_sha256=sha256_hex(opened.payload))
 
 
-def verify_path(path: Path, keyring: Keyring, periods: Mapping[str, Period] | None = None) -> Check:
-    """Like `verify_bytes`, for a file; a missing or unreadable file cannot be decided."""
+def read_bounded(path: Path, limit: int = MAX_LOG_BYTES) -> bytes:
+    """A regular file's bytes, refusing anything else and anything over ``limit``.
+
+    ``st_size`` is 0 for devices and pipes, so it cannot bound a read: the file is opened
+    without blocking (a FIFO with no writer would hang an ordinary open), checked to be a
+    regular file, and read for at most ``limit + 1`` bytes.
+
+    Raises:
+        OSError: missing or unreadable; ``ValueError``: not a regular file, or too large.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     try:
-        if path.stat().st_size > MAX_LOG_BYTES:
-            return Check("unverifiable", f"{path} is larger than any bout log ({MAX_LOG_BYTES} bytes)")
-        data = path.read_bytes()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise ValueError(f"{path} is larger than any bout log ({limit} bytes)")
+    return data
+
+
+def verify_path(path: Path, keyring: Keyring, periods: Mapping[str, Period] | None = None) -> Check:
+    """Like `verify_bytes`, for a file; a missing, unreadable, oversized or non-regular file
+    cannot be decided."""
+    try:
+        data = read_bounded(path)
     except FileNotFoundError:
-        return Check("unverifiable", f"no such file: {path}")
+        return Check("unverifiable", f"no such file: {path}", cause=Cause.UNREADABLE)
     except OSError as err:
-        return Check("unverifiable", f"cannot read {path}: {err.strerror}")
+        return Check("unverifiable", f"cannot read {path}: {err.strerror}", cause=Cause.UNREADABLE)
+    except ValueError as err:
+        return Check("unverifiable", str(err), cause=Cause.UNREADABLE)
     return verify_bytes(data, keyring, periods)

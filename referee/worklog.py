@@ -16,7 +16,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from referee.canonical import canonical_bytes, sha256_hex
+from referee.canonical import canonical_bytes
 from referee.errors import LogCorrupt
 from referee.log import LogWriter, utc_now
 
@@ -104,12 +104,7 @@ class WorkLog:
             raise LogCorrupt(f"{self.path.name} is not in canonical form")
         if len(start) > len(kept):
             os.truncate(self.path, len(kept))  # only a torn tail can follow the last whole line
-        writer = LogWriter(path=None, sync_each=sync_each, now=now, events=list(events), lines=lines,
-                           head=sha256_hex(lines[-1]))
-        # LogWriter opens new files only (O_EXCL); this one continues an existing file.
-        writer.path = self.path
-        writer._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        return writer
+        return LogWriter.resume(events, path=self.path, sync_each=sync_each, now=now)
 
     def release(self) -> None:
         """Let go of the lock and keep the file (a paused bout)."""

@@ -12,7 +12,9 @@ for byte the one the model would have seen without the interruption.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,7 +25,8 @@ from referee.errors import ResumeError
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
 
-__all__ = ["CUT_OFF", "Agent", "Driver", "Exchange", "ModelAgent", "Turn", "Usage", "drive", "loggable"]
+__all__ = ["CUT_OFF", "Agent", "Driver", "Exchange", "ModelAgent", "Turn", "Usage", "drive", "loggable",
+           "loggable_args"]
 
 _MAX_SAFE = 2**53 - 1
 
@@ -32,21 +35,55 @@ CUT_OFF = "(cut off at the token limit)"
 toolbox answers with an error, the agent is told, and it counts as a call."""
 
 
-def loggable(value: Any) -> Any:
-    """Make what an agent sent safe for canonical JSON without hiding what it was."""
+MAX_DEPTH = 64
+"""Deepest nesting kept in a log; deeper parts become a note (a hostile model can send 5,000)."""
+TOO_DEEP = "(nested too deeply)"
+MAX_LOGGED_ARGS = 65_536
+"""Arguments larger than this (as JSON; the toolbox's own limit) are logged as a digest and a prefix."""
+PREFIX = 1024
+
+
+def loggable(value: Any, depth: int = 0) -> Any:
+    """Make what an agent sent safe for canonical JSON without hiding what it was.
+
+    The one place model output is made fit for the log: numbers JCS cannot write so that
+    `strict_loads` reads them back (integers beyond ±(2^53−1), integral floats from 2^53
+    up to 1e21, which JCS spells as such integers, NaN, infinities) become strings, lone
+    surrogates become U+FFFD, and nesting past `MAX_DEPTH` becomes a note, so logging can
+    never raise and a signed log is always one `arena verify` accepts.
+    """
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
         return value if abs(value) <= _MAX_SAFE else str(value)
     if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
+        if not math.isfinite(value) or (value.is_integer() and abs(value) > _MAX_SAFE):
+            return repr(value)
+        return value
     if isinstance(value, str):
         return sanitize_text(value)
+    if depth >= MAX_DEPTH and isinstance(value, list | tuple | dict):
+        return TOO_DEEP
     if isinstance(value, list | tuple):
-        return [loggable(v) for v in value]
+        return [loggable(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {sanitize_text(str(k)): loggable(v) for k, v in value.items()}
+        return {sanitize_text(str(k)): loggable(v, depth + 1) for k, v in value.items()}
     return sanitize_text(repr(value))
+
+
+def loggable_args(args: Any) -> Any:
+    """A call's arguments as logged, and as the toolbox then runs them (so replay is exact).
+
+    Arguments past the toolbox's size limit would be refused anyway: the log keeps their
+    SHA-256 and a bounded prefix, never the whole, so one hostile call cannot swell a signed
+    log past what `arena verify` reads.
+    """
+    safe = loggable(args)
+    text = json.dumps(safe, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    if len(text) <= MAX_LOGGED_ARGS:
+        return safe
+    return {"refused_for_size": {"chars": len(text), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                                 "prefix": sanitize_text(text[:PREFIX])}}
 
 
 @dataclass(frozen=True)
@@ -74,7 +111,7 @@ class Turn:
     def as_log(self) -> dict[str, Any]:
         calls: list[dict[str, Any]] = []
         for i, call in enumerate(self.calls):
-            entry = {"name": loggable(call.name), "args": loggable(call.args)}
+            entry = {"name": loggable(call.name), "args": loggable_args(call.args)}
             if i < len(self.ids) and self.ids[i]:
                 entry["id"] = loggable(self.ids[i])
             calls.append(entry)

@@ -43,7 +43,7 @@ def read_arguments(raw: object) -> object:
         return raw
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # 5,000 nested brackets exhaust the parser's stack
         return raw
     return value if isinstance(value, dict) else raw
 

@@ -227,7 +227,7 @@ class ToolBox:
             CallRecord(
                 index=len(self.history),
                 name=str(name),
-                args=args if _is_json(args) else repr(args)[:200],
+                args=args if _is_json(args) else _preview(args),
                 outcome=outcome,
                 mutates=bool(found and found.mutates),
                 forbidden=name in self.forbidden,
@@ -245,6 +245,8 @@ class ToolBox:
             size = len(json.dumps(args, ensure_ascii=False, allow_nan=False))
         except (TypeError, ValueError):
             return _fail("bad_arguments", "arguments must be plain JSON (no NaN or Infinity)")
+        except RecursionError:
+            return _fail("bad_arguments", "arguments are nested too deeply")
         if size > MAX_ARGS_BYTES:
             return _fail("limit", f"arguments are {size} bytes; the limit is {MAX_ARGS_BYTES}")
         try:
@@ -281,9 +283,17 @@ def _fail(kind: ToolErrorKind, message: str) -> ToolOutcome:
     return ToolOutcome(ok=False, error={"kind": kind, "message": message})
 
 
+def _preview(value: object) -> str:
+    """A short text of arguments that are not plain JSON; deep nesting has no repr."""
+    try:
+        return repr(value)[:200]
+    except RecursionError:
+        return "(arguments nested too deeply)"
+
+
 def _is_json(value: object) -> bool:
     try:
         json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     return True

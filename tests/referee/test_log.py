@@ -10,22 +10,23 @@ import pytest
 from referee.canonical import canonical_bytes
 from referee.errors import LogCorrupt
 from referee.log import LogWriter, parse_log, read_working_log
+from tests.referee.shapes import header, result
 
 
 def _writer(path: Path | None = None) -> LogWriter:
     w = LogWriter(path=path, now=lambda: "2026-11-30T00:00:00.000000Z")
-    w.append("bout.header", {"bout_id": "b-1", "seed": 7})
-    w.append("tool", {"call": 0, "name": "get_order", "args": {"order_id": "O-1"}, "ok": True,
-                      "result": {"note": "line\u2028separator"}})
-    w.append("bout.result", {"passed": True})
+    w.append("bout.header", header())
+    w.append("tool", {"call": 0, "name": "get_order", "args": {"order_id": "O-1"}, "mutates": False,
+                      "forbidden": False, "ok": True, "result": {"note": "line\u2028separator"}})
+    w.append("bout.result", result())
     w.close()
     return w
 
 
 def test_a_finished_log_reads_back() -> None:
     log = parse_log(_writer().document())
-    assert log.header == {"bout_id": "b-1", "seed": 7}
-    assert log.result == {"passed": True}
+    assert log.header == header()
+    assert log.result == result()
     assert [e["seq"] for e in log.events] == [0, 1, 2]
     assert log.events[1]["prev"] == log.events[1]["prev"].lower() and len(log.events[1]["prev"]) == 64
 

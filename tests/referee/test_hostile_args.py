@@ -1,0 +1,98 @@
+"""No tool-call arguments an agent can send crash logging, and every such log verifies (ISSUE13).
+
+Before: ``{"x": 1e16}`` passed `loggable` and then `canonical_bytes` raised inside
+`LogWriter.append`; 5,000 nested brackets raised RecursionError in `read_arguments` and
+`ToolBox.call`; arguments over the 64 KB limit were logged whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from referee.agents.base import MAX_LOGGED_ARGS, Turn, loggable, loggable_args
+from referee.agents.model import read_arguments
+from referee.bout import BoutSpec, run_bout
+from referee.canonical import canonical_bytes, strict_loads
+from referee.events import ToolEvent
+from referee.replay import reproduce
+from referee.signing import ArenaKey, Keyring
+from referee.verify import verify_bytes
+from sandboxes import JOBS, get_job
+from sandboxes.kit.policy import Call, Observation
+from sandboxes.kit.tools import ToolOutcome
+from tests.referee import toy
+
+DEEP = 5000
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+HOSTILE: list[dict[str, Any]] = [
+    {"amount": 1e16}, {"amount": -2.0**60}, {"amount": 1e20}, {"amount": 2**70}, {"amount": float("nan")},
+    {"amount": _nested(DEEP)}, {"amount": "y" * (MAX_LOGGED_ARGS * 3)}, {"amount": 1.5},
+]
+
+
+class Hostile:
+    name = "test:hostile"
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def start(self, observation: Observation) -> None:
+        return None
+
+    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        self.turns += 1
+        return Turn(calls=tuple(Call("bump", a) for a in HOSTILE)) if self.turns == 1 else Turn()
+
+
+@pytest.fixture(autouse=True)
+def toy_job(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setitem(JOBS, "toy", toy.JOB)
+    yield
+
+
+def test_hostile_arguments_are_logged_signed_verified_and_reproduced(key: ArenaKey, ring: Keyring) -> None:
+    record = run_bout(BoutSpec("scripted:oracle", "toy", "normal-1.0", 1, 1, "0.4"), key, agent=Hostile())
+    check = verify_bytes(record.envelope, ring)
+    assert check.status == "verified", check.reason
+    assert check.log is not None and reproduce(check.log).status == "reproduced"
+    tools = [e for e in check.log.body if isinstance(e, ToolEvent)]
+    assert len(tools) == len(HOSTILE) and not any(t.data.ok for t in tools[:-1])
+    big = tools[6].data.args
+    assert isinstance(big, dict) and set(big["refused_for_size"]) == {"chars", "sha256", "prefix"}
+    assert len(record.envelope) < 200_000  # the 200 KB argument is not in the log
+
+
+@pytest.mark.parametrize("value", [1e16, -1e16, 2.0**53, 9.99e20, float("inf"), _nested(DEEP), {"a": _nested(DEEP)}])
+def test_loggable_always_gives_what_canonical_json_reads_back(value: Any) -> None:
+    safe = loggable(value)
+    assert strict_loads(canonical_bytes(safe)) == safe
+
+
+def test_large_arguments_keep_a_digest_and_a_bounded_prefix() -> None:
+    logged = loggable_args({"text": "z" * 100_000})
+    assert len(canonical_bytes(logged)) < 2_000
+    assert loggable_args({"text": "short"}) == {"text": "short"}
+
+
+def test_deep_arguments_from_a_model_do_not_crash_reading_or_calling() -> None:
+    raw = "[" * DEEP + "]" * DEEP
+    assert read_arguments('{"a": ' + raw + "}") == '{"a": ' + raw + "}"  # not an object we can read: kept raw
+    world = get_job("toy").build(1, "normal-1.0")
+    try:
+        outcome = world.toolbox.call("bump", {"amount": _nested(DEEP)})
+        assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "bad_arguments"
+        json.dumps(world.toolbox.history[-1].args)  # what the history keeps is plain JSON
+    finally:
+        world.db.close()
