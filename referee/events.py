@@ -35,6 +35,7 @@ __all__ = [
     "ModelTurnData",
     "Pause",
     "PauseData",
+    "PauseReason",
     "Result",
     "ResultEvent",
     "Resume",
@@ -45,6 +46,9 @@ __all__ = [
     "Usage",
     "validate_event",
 ]
+
+PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline"]
+"""Why a bout paused; `provider_unreachable` (nothing listening) is parked for `arena resume` at once."""
 
 _STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
 
@@ -152,7 +156,7 @@ class CapReachedData(_Model):
 
 
 class PauseData(_Model):
-    reason: Literal["rate_limited", "provider_down", "provider_error", "deadline"]
+    reason: PauseReason
     detail: str
     retry_after_ms: int | None
     turns: int

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from referee.errors import ArenaError
+from referee.events import PauseReason
 from referee.judge import Verdict
 from referee.worklog import WorkLog
 
 __all__ = ["BoutPaused", "BoutRecord", "BoutSpec", "PauseReason", "Paused"]
 
-PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline"]
 
 
 @dataclass(frozen=True)
