@@ -110,10 +110,10 @@ def show_bout(target: str, keys: list[Path] | None, db: str | None) -> str:
         if check.status == "unverifiable" and "unknown key" not in check.reason:
             raise AuditError(f"cannot show {target}: {check.reason}")
         raise AuditError(f"NOT VERIFIED: {check.reason}")
-    return render_log(check.log, "Verified")
+    return _render_log(check.log, "Verified")
 
 
-def render_log(log: BoutLog, status: str) -> str:
+def _render_log(log: BoutLog, status: str) -> str:
     h, r = log.header, log.result
     out = [
         f"Bout {h['bout_id']}  ·  Rules {h['rules_version']} · {h['task_version']}  ·  {status}",

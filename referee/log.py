@@ -26,7 +26,7 @@ from referee.canonical import canonical_bytes, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 
 __all__ = [
-    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_working_log",
+    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_working_log", "utc_now",
 ]
 
 FORMAT_VERSION = 1

@@ -17,7 +17,7 @@ from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delet
 from referee.bout import BoutRecord
 from referee.outcomes import Paused
 
-__all__ = ["BoutRow", "PausedRow", "Store", "row_from_paused", "row_from_record"]
+__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record"]
 
 
 class StoreBase(SQLModel, registry=registry()):
