@@ -18,9 +18,12 @@ from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from catalog import load_catalog
 from referee.bout import BoutSpec, run_bout
+from referee.canonical import digest
 from referee.replay import reproduce
 from referee.signing import ArenaKey, Keyring
 from referee.verify import verify_bytes
@@ -86,6 +89,15 @@ def test_same_seed_same_world_and_another_seed_another(job: str, tv: str) -> Non
     first = fresh_job(JOBS[job]).build(11, tv).snapshot()
     assert fresh_job(JOBS[job]).build(11, tv).snapshot() == first
     assert JOBS[job].build(12, tv).snapshot() != first
+
+
+@pytest.mark.parametrize("job", sorted(JOBS))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=st.integers(min_value=0, max_value=2**31 - 1))
+def test_any_seed_builds_the_same_world_twice(job: str, data: st.DataObject, seed: int) -> None:
+    tv = data.draw(st.sampled_from(sorted(JOBS[job].variants)), label="task version")
+    first = digest(fresh_job(JOBS[job]).build(seed, tv).snapshot())
+    assert digest(fresh_job(JOBS[job]).build(seed, tv).snapshot()) == first
 
 
 @pytest.mark.parametrize("job", sorted(JOBS))
