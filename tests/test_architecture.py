@@ -117,6 +117,7 @@ def test_the_layer_check_catches_what_it_forbids() -> None:
     assert _layer_breaks("from referee.cli import app\n", "referee.runner") == {"referee.cli", "referee.cli.app"}
     assert _layer_breaks("from .cli import bouts\n", "referee.store") == {"referee.cli", "referee.cli.bouts"}
     assert _layer_breaks("import referee.cli.bouts\n", "referee.bout") == {"referee.cli.bouts"}
+    assert _layer_breaks("from referee import cli\n", "referee.seasons") == {"referee.cli"}
     assert _layer_breaks("from referee.cli import bouts\n", "referee.cli") == set()
     assert _layer_breaks("from referee.cli.options import x\n", "referee.cli.bouts") == set()
 
