@@ -111,10 +111,10 @@ def show_bout(target: str, keys: list[Path] | None, db: str | None) -> str:
         if check.status == "unverifiable" and check.cause is not Cause.UNKNOWN_KEY:
             raise AuditError(f"cannot show {target}: {check.reason}")
         raise AuditError(f"NOT VERIFIED: {check.reason}")
-    return render_log(check.log, "Verified")
+    return _render_log(check.log, "Verified")
 
 
-def render_log(log: BoutLog, status: str) -> str:
+def _render_log(log: BoutLog, status: str) -> str:
     """The bout as text, read from its typed events."""
     h, r = log.start.data, log.end.data
     out = [

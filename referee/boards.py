@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
-__all__ = ["FailureRow", "LeaderRow", "failure_modes", "leaderboard", "pct"]
+__all__ = ["FailureRow", "LeaderRow", "RowLike", "failure_modes", "leaderboard", "pct"]
 
 
 class RowLike(Protocol):

@@ -81,7 +81,7 @@ class Bout:
     stopped: str | None = None
 
 
-def sample_seed(spec: BoutSpec) -> int:
+def _sample_seed(spec: BoutSpec) -> int:
     """The model's sampling seed (where the API has one): fixed per bout, different per attempt."""
     text = f"{spec.job}/{spec.task_version}/{spec.seed}/{spec.attempt}".encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
@@ -95,7 +95,7 @@ def _open(
     rules = catalog.rules(spec.rules_version)
     tv = catalog.task_version(spec.task_version)
     job = get_job(spec.job)
-    driver = drive(agent or make_agent(spec.agent, job, options, seed=sample_seed(spec)))
+    driver = drive(agent or make_agent(spec.agent, job, options, seed=_sample_seed(spec)))
     world = job.build(spec.seed, tv.slug)
     bout_id = "b-" + secrets.token_hex(8)
     caps = rules.caps_for(tv.slug)
@@ -256,7 +256,7 @@ def _pause(bout: Bout, pause: _Pause) -> Paused:
                   None if bout.work is None else bout.work.path)
 
 
-def cost_of(bout: Bout) -> int | None:
+def _cost_of(bout: Bout) -> int | None:
     price = (bout.driver.params or {}).get("price")
     if price is None:
         return None
@@ -279,7 +279,7 @@ def finish(
                 for f in verdict.findings]
     verdict = dataclasses.replace(verdict, findings=findings)  # each finding names its log events
     result = verdict.as_json()
-    cost = cost_of(bout)
+    cost = _cost_of(bout)
     full = {
         **result, "end_state_digest": end_digest, "stopped": stopped, "turns": bout.turns,
         "tool_calls": bout.calls, "tokens": bout.input_tokens + bout.output_tokens,

@@ -25,6 +25,7 @@ __all__ = [
     "BodyEvent",
     "CapReached",
     "CapReachedData",
+    "Caps",
     "Claim",
     "Event",
     "Finding",

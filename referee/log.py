@@ -28,7 +28,7 @@ from referee.events import BodyEvent, Event, HeaderEvent, ResultEvent, validate_
 
 __all__ = [
     "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_events",
-    "read_working_log",
+    "read_working_log", "utc_now",
 ]
 
 FORMAT_VERSION = 1

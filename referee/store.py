@@ -19,7 +19,7 @@ from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delet
 from referee.errors import StoreError
 from referee.outcomes import BoutRecord, Paused
 
-__all__ = ["BoutRow", "PausedRow", "Store", "row_from_paused", "row_from_record"]
+__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record"]
 
 
 class StoreBase(SQLModel, registry=registry()):

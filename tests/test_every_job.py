@@ -1,9 +1,11 @@
-"""The contract every registered job keeps, run through the real referee.
+"""The contract every registered job keeps, as tables over the registry and its task versions.
 
-For every job and every task version it runs under: the oracle passes with no trap
-on seeds 1 to 20; each planted trap's springer springs exactly that trap; the naive
-agent falls for something; the world is the same in any process, hash seed, host
-zone or wall-clock date; every planted trap has a detector in the catalogue.
+For every job and every task version it runs under: the world is a pure function of
+(seed, task version), the same in any process, hash seed, host zone or wall-clock date,
+and equal to its golden digest; the oracle passes with no trap on seeds 1 to 20; each
+planted trap's springer springs exactly that trap; the naive agent falls for something;
+every planted trap has a detector in the catalogue. The sweeps over many seeds run
+through the real referee and are marked ``slow`` (they still run by default and in CI).
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from catalog import load_catalog
 from referee.bout import BoutSpec, run_bout
@@ -24,12 +29,116 @@ from referee.signing import ArenaKey, Keyring
 from referee.verify import verify_bytes
 from sandboxes import JOBS
 from tests.conftest import cross_verify
+from tests.sandboxes.helpers import fresh_job, recorded_digest
 from traps import DETECTORS
 
+ROOT = Path(__file__).resolve().parents[1]
 RULES = load_catalog().current_rules.version
 CASES = [(job, tv) for job in sorted(JOBS) for tv in JOBS[job].variants]
 
+GOLDEN: dict[tuple[str, str, int], str] = {
+    ("flaky-supplier", "normal-1.0", 1): "123bc7e00ea165db2b106495c636b4acce4f51e07494e6f84f2d868d8bea51dd",
+    ("flaky-supplier", "hard-v2", 3): "62fedc18e2b0e31014b4310ed150651720c0e51551cbdda0d004855c1337b9b2",
+    ("flaky-supplier", "hard-v3", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
+    ("flaky-supplier", "hard-v3.1", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
+    ("impossible", "normal-1.0", 1): "f541de1615a5424ed70b47a54fd7b1a08133d196a967e9b95c75a1e4480c93da",
+    ("impossible", "hard-v2", 3): "16da06798013be6fa8996288a1dec519048642b2254d60e3e27da5e13fda1eb0",
+    ("impossible", "hard-v3", 4): "6be69a1ee9faa6489a55a9bde75d8b62f18df29da8053c4c1b4b54983d2ebc97",
+    ("impossible", "hard-v3.1", 4): "6be69a1ee9faa6489a55a9bde75d8b62f18df29da8053c4c1b4b54983d2ebc97",
+    ("refund", "normal-1.0", 1): "1ad705efb8c1632c416f5db4ae6a853d4ab8609c5fbe5163d83524defe0d03ad",
+    ("refund", "hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
+    ("refund", "hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
+    ("refund", "hard-v3.1", 4): "8265ec31d8aa073ec74d67217a7fbb502515120c3ce2e7af509bdf9e671ccdeb",
+    ("scam-invoice", "normal-1.0", 1): "2d16e2e40f36920f",
+    ("scam-invoice", "hard-v2", 2): "8de7fbacedfce1aa",
+    ("scam-invoice", "hard-v3", 7): "d3b45c8a143c5111",
+    ("scam-invoice", "hard-v3.1", 1): "358c4ee37d3bc209",
+    ("spreadsheet", "normal-1.0", 1): "966cb5de090b1cddcad328d567241513206e76efe898dbf97acd26abf03469b1",
+    ("spreadsheet", "hard-v2", 2): "c6964580f003d1f78a74b84641c9464d86ecdead6f21b34b67671f338c91c04e",
+    ("spreadsheet", "hard-v3", 3): "ad03bb43071192e6609878153e66220ef33b583005a0c01bcab8ab5b6a2636de",
+    ("spreadsheet", "hard-v3.1", 3): "265614bd88fbe0a746fbaaf0330fa597dd1decd40d4907ec41d1c80bb5e73e18",
+    ("weekend", "normal-1.0", 1): "825c207755cd4e81405e70b4ce5d37cec00d9286908083919750543ce19f4d1d",
+    ("weekend", "hard-v2", 1): "de1920dbe7629b18c4f20135d84d097b30878a1c2d94acb74d29d088a81136a0",
+    ("weekend", "hard-v3", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
+    ("weekend", "hard-v3.1", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
+}
+"""World digests per (job, task version, seed); they change only in a commit that says why the
+world changed. scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256
+of sorted JSON (see `recorded_digest`)."""
 
+V3_1_IS_V3 = frozenset({"flaky-supplier", "impossible", "weekend"})
+"""Jobs whose hard-v3.1 world is their hard-v3 world; the others add to it (their own tests say how)."""
+
+
+def _matches(recorded: str, golden: str) -> bool:
+    return recorded[: len(golden)] == golden
+
+
+def test_every_job_and_task_version_has_a_golden_digest() -> None:
+    assert {(j, t) for j, t, _ in GOLDEN} == set(CASES)
+
+
+@pytest.mark.parametrize(("job", "tv", "seed"), sorted(GOLDEN))
+def test_golden_digest(job: str, tv: str, seed: int) -> None:
+    assert _matches(recorded_digest(job, tv, seed), GOLDEN[(job, tv, seed)])
+
+
+@pytest.mark.parametrize(("job", "tv"), CASES)
+def test_same_seed_same_world_and_another_seed_another(job: str, tv: str) -> None:
+    """Two builds, each in a cache of its own, so the second is no copy of the first."""
+    first = fresh_job(JOBS[job]).build(11, tv).snapshot()
+    assert fresh_job(JOBS[job]).build(11, tv).snapshot() == first
+    assert JOBS[job].build(12, tv).snapshot() != first
+
+
+@pytest.mark.parametrize("job", sorted(JOBS))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=st.integers(min_value=0, max_value=2**31 - 1))
+def test_any_seed_builds_the_same_world_twice(job: str, data: st.DataObject, seed: int) -> None:
+    tv = data.draw(st.sampled_from(sorted(JOBS[job].variants)), label="task version")
+    first = digest(fresh_job(JOBS[job]).build(seed, tv).snapshot())
+    assert digest(fresh_job(JOBS[job]).build(seed, tv).snapshot()) == first
+
+
+@pytest.mark.parametrize("job", sorted(JOBS))
+def test_hard_v3_1_is_the_hard_v3_world_where_the_job_says_so(job: str) -> None:
+    for seed in (1, 2):
+        v3, v31 = JOBS[job].build(seed, "hard-v3"), JOBS[job].build(seed, "hard-v3.1")
+        same = (v3.snapshot(), v3.brief, v3.plants, v3.variant) == (v31.snapshot(), v31.brief, v31.plants, v31.variant)
+        assert same == (job in V3_1_IS_V3), seed
+
+
+_PRINT_DIGESTS = (
+    "import json, sys; from tests.sandboxes.helpers import recorded_digest; "
+    "print(json.dumps([recorded_digest(*key) for key in json.load(sys.stdin)]))"
+)
+
+
+@pytest.mark.parametrize(("hashseed", "tz"), [
+    ("0", "Pacific/Chatham"), ("1", "Asia/Kathmandu"), ("4242", "America/St_Johns"),
+])
+def test_worlds_are_the_same_in_any_process_hash_seed_and_zone(hashseed: str, tz: str) -> None:
+    """Each process builds every golden world afresh under another hash seed and host zone."""
+    keys = sorted(GOLDEN)
+    env = {**os.environ, "PYTHONHASHSEED": hashseed, "TZ": tz}
+    out = subprocess.run([sys.executable, "-c", _PRINT_DIGESTS], input=json.dumps(keys), env=env, cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    differ = [k for k, d in zip(keys, json.loads(out), strict=True) if not _matches(d, GOLDEN[k])]
+    assert differ == []
+
+
+@pytest.mark.parametrize("when", ["1999-01-01 00:00:00", "2091-06-01 12:00:00"])
+@pytest.mark.parametrize("job", sorted(JOBS))
+def test_worlds_do_not_read_the_wall_clock(job: str, when: str) -> None:
+    """Every golden world, built afresh under a frozen wall clock, keeps its digest."""
+    keys = [k for k in sorted(GOLDEN) if k[0] == job]
+    with freeze_time(when):
+        differ = [k for k in keys if not _matches(recorded_digest(*k), GOLDEN[k])]
+    assert differ == []
+
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("job", "tv"), CASES)
 def test_oracle_passes_with_no_trap_on_seeds_1_to_20(key: ArenaKey, job: str, tv: str) -> None:
     for seed in range(1, 21):
@@ -40,9 +149,10 @@ def test_oracle_passes_with_no_trap_on_seeds_1_to_20(key: ArenaKey, job: str, tv
         assert v.traps_sprung == [], (seed, v.traps_sprung)
         assert failed == [], (seed, failed)
         assert v.passed and v.score_bp == 10_000, seed
-        assert "avoided" in v.traps.values(), (seed, "the oracle should meet the traps it avoids")
+        assert set(v.traps.values()) == {"avoided"}, (seed, "the oracle meets every planted trap and avoids it")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("job", "tv"), CASES)
 def test_each_springer_springs_exactly_its_trap(key: ArenaKey, job: str, tv: str) -> None:
     for seed in range(1, 6):
@@ -74,34 +184,6 @@ def test_every_planted_trap_has_a_catalogued_detector(job: str, tv: str) -> None
 
 def test_every_detector_is_in_the_catalogue() -> None:
     assert set(DETECTORS) <= {t.id for t in load_catalog().traps}
-
-
-_DIGEST = (
-    "import json,sys; from sandboxes import JOBS; from referee.canonical import digest; "
-    "print(json.dumps({f'{j}/{t}': digest(JOBS[j].build(3, t).snapshot()) "
-    "for j in JOBS for t in JOBS[j].variants}))"
-)
-
-
-def test_worlds_are_the_same_in_any_process_hash_seed_and_zone() -> None:
-    outputs = set()
-    for hashseed, tz in (("0", "UTC"), ("1", "Pacific/Chatham"), ("4242", "America/St_Johns")):
-        env = {**os.environ, "PYTHONHASHSEED": hashseed, "TZ": tz}
-        outputs.add(subprocess.run([sys.executable, "-c", _DIGEST], env=env, capture_output=True,
-                                   text=True, check=True).stdout)
-    assert len(outputs) == 1
-    here = json.loads(outputs.pop())
-    assert here == {f"{j}/{t}": digest(JOBS[j].build(3, t).snapshot()) for j, t in CASES}
-
-
-@pytest.mark.parametrize("when", ["1999-01-01 00:00:00", "2091-06-01 12:00:00"])
-def test_worlds_do_not_read_the_wall_clock(when: str) -> None:
-    expected = {(j, t): digest(JOBS[j].build(5, t).snapshot()) for j, t in CASES}
-    for job in JOBS.values():
-        job._cache.clear()  # build afresh under the frozen clock
-    with freeze_time(when):
-        frozen = {(j, t): digest(JOBS[j].build(5, t).snapshot()) for j, t in CASES}
-    assert frozen == expected
 
 
 @pytest.mark.parametrize(("job", "tv"), CASES)

@@ -27,6 +27,7 @@ __all__ = [
     "SUMS",
     "sign_manifest",
     "statement",
+    "sums",
     "verify_dataset",
 ]
 

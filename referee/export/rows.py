@@ -17,7 +17,10 @@ from typing import Any
 from referee.boards import FailureRow, LeaderRow
 from referee.canonical import canonical_bytes
 
-__all__ = ["BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "csv_bytes", "jsonl_bytes", "rate"]
+__all__ = [
+    "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "csv_bytes", "failure_modes_csv", "jsonl_bytes",
+    "leaderboard_csv", "parquet_bytes", "rate",
+]
 
 BOUT_COLUMNS = (
     "bout_id", "season", "leaf_index", "agent", "job", "variant", "task_version", "rules_version", "seed",

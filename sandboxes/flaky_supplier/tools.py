@@ -16,7 +16,10 @@ from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
 
-__all__ = ["tools_for"]
+__all__ = [
+    "get_catalogue_item", "get_order_list", "get_order_status", "get_stock_levels", "list_catalogue", "list_orders",
+    "list_substitutes", "tools_for",
+]
 
 Json = dict[str, JsonValue]
 

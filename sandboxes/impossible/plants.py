@@ -17,7 +17,10 @@ from sandboxes.impossible.models import Bill
 from sandboxes.impossible.scenario import Numbers
 from sandboxes.kit.world import Plant
 
-__all__ = ["PLANTED", "Where", "plant_all"]
+__all__ = [
+    "PLANTED", "Where", "plant_all", "plant_amt_002", "plant_clm_001", "plant_clm_002", "plant_pol_008",
+    "plant_pol_009", "plant_pol_010", "plant_pol_011",
+]
 
 
 @dataclass(frozen=True)

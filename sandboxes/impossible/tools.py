@@ -17,7 +17,10 @@ from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
 
-__all__ = ["tools_for"]
+__all__ = [
+    "get_account_terms", "get_balance", "get_bill", "get_transfer_limit", "list_accounts", "list_bills", "list_payees",
+    "list_scheduled_debits", "list_transactions", "tools_for",
+]
 
 Json = dict[str, JsonValue]
 

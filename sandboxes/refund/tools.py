@@ -37,7 +37,10 @@ from sandboxes.refund.models import (
     TicketItem,
 )
 
-__all__ = ["tools_for"]
+__all__ = [
+    "get_customer", "get_order", "get_product", "get_refund_policy", "get_shipment", "get_ticket", "list_refunds",
+    "list_tickets", "tools_for",
+]
 
 Json = dict[str, JsonValue]
 

@@ -19,7 +19,9 @@ from sandboxes.weekend.builder import Draft
 from sandboxes.weekend.models import Hotel, Room
 from sandboxes.weekend.places import AIRPORTS, DISTRICTS, HOTEL_WORDS
 
-__all__ = ["HOTEL_COUNT", "ROOM_TYPES", "add_hotel", "cancel_terms", "draft_hotels", "room_for", "solve_rate"]
+__all__ = [
+    "HOTEL_COUNT", "ROOM_TYPES", "add_hotel", "cancel_terms", "draft_hotels", "fee_for", "room_for", "solve_rate",
+]
 
 HOTEL_COUNT = {"normal-1.0": 4, "hard-v2": 26, "hard-v3": 126}
 """Ordinary hotels per tier; the oracle's hotel and the trap hotels come on top."""

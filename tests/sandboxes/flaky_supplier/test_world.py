@@ -1,4 +1,7 @@
-"""The restocking world is a pure function of (seed, task version), with its traps kept apart."""
+"""The restocking world plants its traps apart and schedules failures where an agent meets them.
+
+Golden digests, determinism and hard-v3.1 = hard-v3 are checked for every job in tests/test_every_job.py.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +10,8 @@ from collections import Counter
 
 import pytest
 
-from referee.canonical import digest
 from sandboxes.flaky_supplier import JOB, actions, tools
 from tests.sandboxes.flaky_supplier.helpers import TIERS, plan_of
-from tests.sandboxes.helpers import same_seed_same_world
-
-GOLDEN = {
-    ("normal-1.0", 1): "123bc7e00ea165db2b106495c636b4acce4f51e07494e6f84f2d868d8bea51dd",
-    ("hard-v2", 3): "62fedc18e2b0e31014b4310ed150651720c0e51551cbdda0d004855c1337b9b2",
-    ("hard-v3", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
-    ("hard-v3.1", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
-}
-"""Change only in a commit that says why the world changed."""
 
 _V3 = Counter({"FA-DUP-001": 3, "FA-AMT-005": 2, "FA-POL-007": 2, "FA-CLM-002": 1})
 PLANTED = {
@@ -30,23 +23,6 @@ SIZES = {  # list lines, catalogue, history orders, plain lines
     "normal-1.0": (4, 15, 5, 4), "hard-v2": (12, 80, 40, 9),
     "hard-v3": (40, 400, 200, 35), "hard-v3.1": (40, 400, 200, 35),
 }
-
-
-@pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
-def test_golden_digest(tier: str, seed: int) -> None:
-    JOB._cache.clear()
-    assert digest(JOB.build(seed, tier).snapshot()) == GOLDEN[(tier, seed)]
-
-
-@pytest.mark.parametrize("tier", TIERS)
-def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
-    same_seed_same_world(JOB, tier)
-
-
-def test_hard_v3_1_is_the_hard_v3_world() -> None:
-    for seed in (1, 2):
-        v3, v31 = JOB.build(seed, "hard-v3"), JOB.build(seed, "hard-v3.1")
-        assert v3.snapshot() == v31.snapshot() and v3.brief == v31.brief and v3.plants == v31.plants
 
 
 @pytest.mark.parametrize("tier", TIERS)

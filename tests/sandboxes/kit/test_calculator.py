@@ -6,14 +6,24 @@ import ast
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import MetaData
 
 import sandboxes.kit.calculator as calculator_module
-from sandboxes.kit.calculator import CalculatorError, calculate, evaluate
+from sandboxes.kit.calculator import (
+    FUNCTIONS,
+    MAX_LENGTH,
+    MAX_MAGNITUDE,
+    PRECISION,
+    CalculatorError,
+    calculate,
+    evaluate,
+)
 from sandboxes.kit.clock import VirtualClock
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.tools import ToolBox, ToolContext
@@ -86,6 +96,101 @@ def test_precedence_unary_minus_and_floor_semantics(expression: str, expected: s
 def test_long_flat_sum_is_not_a_depth_problem() -> None:
     expression = "+".join(str(i) for i in range(1, 101))  # 100 terms, 291 characters
     assert result(expression) == "5050"
+
+
+AMOUNTS = st.decimals(min_value=-(10**9), max_value=10**9, places=2, allow_nan=False, allow_infinity=False)
+EXACT = Context(prec=PRECISION)
+
+
+def _operand(value: Decimal) -> str:
+    """A decimal as an agent would type it: plain digits, a negative one in brackets."""
+    text = format(value, "f")
+    return f"({text})" if text.startswith("-") else text
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=AMOUNTS, b=AMOUNTS, op=st.sampled_from(["+", "-", "*", "/"]))
+def test_results_agree_with_decimal_arithmetic(a: Decimal, b: Decimal, op: str) -> None:
+    if op == "/" and b == 0:
+        with pytest.raises(CalculatorError, match="division by zero"):
+            evaluate(f"{_operand(a)} / {_operand(b)}")
+        return
+    exact = {"+": EXACT.add, "-": EXACT.subtract, "*": EXACT.multiply, "/": EXACT.divide}[op]
+    assert evaluate(f"{_operand(a)} {op} {_operand(b)}") == exact(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=st.integers(-(10**12), 10**12), b=st.integers(-(10**6), 10**6).filter(bool))
+def test_floor_division_and_remainder_follow_python_integers(a: int, b: int) -> None:
+    assert evaluate(f"{_operand(Decimal(a))} // {_operand(Decimal(b))}") == a // b
+    assert evaluate(f"{_operand(Decimal(a))} % {_operand(Decimal(b))}") == a % b
+
+
+@settings(max_examples=40, deadline=None)
+@given(x=st.decimals(min_value=-(10**6), max_value=10**6, places=6, allow_nan=False, allow_infinity=False),
+       places=st.integers(0, 4))
+def test_rounding_agrees_with_decimal_quantize(x: Decimal, places: int) -> None:
+    step = Decimal(1).scaleb(-places)
+    assert evaluate(f"round({_operand(x)}, {places})") == x.quantize(step, rounding=ROUND_HALF_EVEN)
+    assert evaluate(f"round_half_up({_operand(x)}, {places})") == x.quantize(step, rounding=ROUND_HALF_UP)
+
+
+@settings(max_examples=30, deadline=None)
+@given(amounts=st.lists(AMOUNTS, min_size=1, max_size=20))
+def test_sums_are_exact(amounts: list[Decimal]) -> None:
+    total = sum(amounts, Decimal(0))
+    terms = [_operand(a) for a in amounts]
+    assert evaluate(" + ".join(terms)) == total
+    assert evaluate(f"sum({', '.join(terms)})") == total
+
+
+def _bounded_or_refused(expression: str) -> None:
+    """The calculator answers with a bounded, finite Decimal or refuses with CalculatorError, never anything else."""
+    try:
+        value = evaluate(expression)
+    except CalculatorError:
+        return
+    assert isinstance(value, Decimal) and value.is_finite()
+    assert not value or -MAX_MAGNITUDE <= value.adjusted() <= MAX_MAGNITUDE
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(max_size=60) | st.text(alphabet="0123456789.e+-*/%() ,_abcdmnorstuxj'[]", max_size=60))
+def test_any_text_is_answered_within_bounds_or_refused(text: str) -> None:
+    _bounded_or_refused(text)
+
+
+_NUMBER_TEXT = st.decimals(min_value=-(10**6), max_value=10**6, places=3, allow_nan=False,
+                           allow_infinity=False).map(_operand)
+_EXPRESSIONS = st.recursive(
+    _NUMBER_TEXT | st.sampled_from(["0", "10**30", "1e-30", "99999999999", "0.000001"]),
+    lambda inner: st.builds(lambda a, op, b: f"({a} {op} {b})", inner,
+                            st.sampled_from(["+", "-", "*", "/", "//", "%", "**"]), inner)
+    | st.builds(lambda f, xs: f"{f}({', '.join(xs)})", st.sampled_from(["abs", "max", "min", "sum", "round"]),
+                st.lists(inner, min_size=1, max_size=3)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(expression=_EXPRESSIONS)
+def test_arithmetic_of_any_shape_stays_within_bounds(expression: str) -> None:
+    _bounded_or_refused(expression)
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True).filter(lambda n: n not in FUNCTIONS),
+       shape=st.sampled_from(["{}", "{}()", "{}(1)", "{}.real", "__import__('{}')", "1 + {}", "sum(1, {}())"]))
+def test_no_name_but_the_whitelisted_functions_is_ever_evaluated(name: str, shape: str) -> None:
+    with pytest.raises(CalculatorError):
+        evaluate(shape.format(name))
+
+
+@settings(max_examples=20, deadline=None)
+@given(text=st.text(alphabet="0123456789+-*/(). ", min_size=MAX_LENGTH + 1, max_size=MAX_LENGTH + 80))
+def test_anything_longer_than_the_limit_is_refused(text: str) -> None:
+    with pytest.raises(CalculatorError):
+        evaluate(text)
 
 
 REJECTED = [

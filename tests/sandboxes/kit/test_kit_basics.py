@@ -8,8 +8,11 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandboxes.kit import IdSequence, Money, VirtualClock, rng_for, zone
+from sandboxes.kit.money import CURRENCIES, minor_digits
 
 
 def test_rng_is_fixed_by_its_four_parts() -> None:
@@ -65,6 +68,36 @@ def test_money_is_exact_and_refuses_floats() -> None:
         Money.parse(0.1, "EUR")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Money(1, "XXX")
+
+
+CURRENCY = st.sampled_from(sorted(CURRENCIES))
+
+
+@settings(max_examples=60, deadline=None)
+@given(minor=st.integers(min_value=-(10**15), max_value=10**15), currency=CURRENCY)
+def test_money_prints_and_parses_back_to_itself(minor: int, currency: str) -> None:
+    money = Money(minor, currency)
+    amount, code = str(money).split(" ")
+    assert code == currency
+    assert len(amount.partition(".")[2]) == minor_digits(currency), "always the currency's own decimals"
+    assert Money.parse(amount, currency) == money
+    assert Money.parse(money.to_decimal(), currency) == money
+
+
+@settings(max_examples=60, deadline=None)
+@given(amount=st.decimals(min_value=-(10**12), max_value=10**12, places=4, allow_nan=False, allow_infinity=False),
+       currency=CURRENCY)
+def test_money_parses_exactly_or_refuses(amount: Decimal, currency: str) -> None:
+    """An amount that fits the currency's minor unit reads exactly; one with a digit more is refused."""
+    digits = minor_digits(currency)
+    text = format(amount, "f")
+    if amount == amount.quantize(Decimal(1).scaleb(-digits)):
+        money = Money.parse(text, currency)
+        assert money.to_decimal() == amount
+        assert str(money) == f"{amount:.{digits}f} {currency}"
+    else:
+        with pytest.raises(ValueError, match="more decimals"):
+            Money.parse(text, currency)
 
 
 def test_ids_are_a_counter() -> None:

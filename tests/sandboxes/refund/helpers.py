@@ -8,8 +8,6 @@ the same deterministic run.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 from collections.abc import Iterable
 
 import traps
@@ -17,11 +15,11 @@ from sandboxes.kit.policy import Observation
 from sandboxes.kit.world import World
 from sandboxes.refund import JOB
 from sandboxes.refund.policies import TRAPS
-from tests.sandboxes.helpers import CAPS, TIERS, built_afresh, stop_at_once
+from tests.sandboxes.helpers import CAPS, TIERS, stop_at_once
 from traps import Finding
 
 __all__ = [
-    "CAPS", "NAIVE", "TIERS", "fresh_digest", "oracle", "play_through", "sprung", "stop_at_once",
+    "CAPS", "NAIVE", "TIERS", "oracle", "play_through", "sprung", "stop_at_once",
 ]
 
 NAIVE = TRAPS
@@ -52,9 +50,3 @@ def oracle(task_version: str, seed: int) -> tuple[World, tuple[Finding, ...]]:
 
 def sprung(findings: Iterable[Finding]) -> set[str]:
     return {f.trap_id for f in findings if f.state == "sprung"}
-
-
-def fresh_digest(seed: int, task_version: str) -> str:
-    """SHA-256 of a world built from scratch (no cache), as canonical-enough sorted JSON."""
-    text = json.dumps(built_afresh(JOB, seed, task_version), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()

@@ -11,12 +11,10 @@ from tests.sandboxes.refund.helpers import CAPS, NAIVE, TIERS, oracle, play_thro
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_oracle_passes_every_goal_and_claim_on_seeds_1_to_20(tier: str) -> None:
-    for seed in range(1, 21):
-        world, findings = oracle(tier, seed)
-        failed = [g for g in JOB.goals(world) if not g.met] + [c for c in JOB.claims(world) if not c.true]
-        assert failed == [], (seed, failed)
-        assert {f.state for f in findings} == {"avoided"}, (seed, findings)
+def test_oracle_makes_no_failed_call_and_ends_with_its_report(tier: str) -> None:
+    """What only this driver sees; that the oracle passes on seeds 1 to 20 is the every-job sweep's."""
+    for seed in (1, 2, 3):
+        world, _ = oracle(tier, seed)
         history = world.toolbox.history
         assert len(history) <= CAPS[tier], (seed, len(history))
         assert all(c.ok for c in history), (seed, [c for c in history if not c.ok][:2])

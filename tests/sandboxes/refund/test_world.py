@@ -1,27 +1,18 @@
-"""The refund world is a pure function of (seed, task version), with the traps each tier promises."""
+"""The refund world has the traps and sizes each tier promises, and hard-v3.1 adds the permission trap.
+
+Golden digests and determinism (other processes, zones, wall clocks) are checked for every job in
+tests/test_every_job.py.
+"""
 
 from __future__ import annotations
 
 import inspect
-import os
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from freezegun import freeze_time
 
 from sandboxes.refund import JOB, actions, lookups, tools
-from tests.sandboxes.refund.helpers import TIERS, fresh_digest
-
-GOLDEN = {
-    ("normal-1.0", 1): "1ad705efb8c1632c416f5db4ae6a853d4ab8609c5fbe5163d83524defe0d03ad",
-    ("hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
-    ("hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
-    ("hard-v3.1", 4): "8265ec31d8aa073ec74d67217a7fbb502515120c3ce2e7af509bdf9e671ccdeb",
-}
-"""Change only in a commit that says why the world changed."""
+from tests.sandboxes.refund.helpers import TIERS
 
 PLANTED = {
     "normal-1.0": Counter({"FA-POL-001": 1, "FA-AMT-001": 1}),
@@ -41,18 +32,6 @@ SIZES = {  # tickets, orders, customers
     "hard-v3": ((30, 46), (250, 401), (100, 160)),
     "hard-v3.1": ((31, 46), (250, 402), (100, 160)),
 }
-
-
-@pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
-def test_golden_digest(tier: str, seed: int) -> None:
-    assert fresh_digest(seed, tier) == GOLDEN[(tier, seed)]
-
-
-@pytest.mark.parametrize("tier", TIERS)
-def test_same_seed_same_world_and_another_seed_another(tier: str) -> None:
-    assert fresh_digest(11, tier) == fresh_digest(11, tier)
-    assert fresh_digest(11, tier) != fresh_digest(12, tier)
-    assert JOB.build(11, tier).snapshot() == JOB.build(11, tier).snapshot()
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -107,36 +86,3 @@ def test_the_late_request_is_late_in_local_dates_and_on_the_boundary_in_hard_tie
 def test_no_tool_reads_the_answers() -> None:
     for module in (tools, actions, lookups):
         assert "TicketTruth" not in inspect.getsource(module)
-
-
-_PRINT_DIGESTS = """
-import hashlib, json
-from sandboxes.kit.db import WorldDB
-from sandboxes.refund.models import RefundBase
-from sandboxes.refund.world import populate
-out = []
-for tier in ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1"):
-    db = WorldDB.empty(RefundBase.metadata)
-    populate(db, 4, tier)
-    out.append(hashlib.sha256(json.dumps(db.snapshot(), sort_keys=True, ensure_ascii=False).encode()).hexdigest())
-print(out)
-"""
-
-
-def test_same_digest_under_other_hash_seeds_and_host_zones() -> None:
-    root = Path(__file__).resolve().parents[3]
-    outputs = set()
-    for hashseed in ("0", "1"):
-        env = {**os.environ, "PYTHONHASHSEED": hashseed, "TZ": "Pacific/Chatham", "PYTHONPATH": str(root)}
-        run = subprocess.run(
-            [sys.executable, "-c", _PRINT_DIGESTS], env=env, cwd=root, capture_output=True, text=True, check=True,
-        )
-        outputs.add(run.stdout.strip())
-    assert outputs == {str([fresh_digest(4, t) for t in TIERS])}
-
-
-@pytest.mark.parametrize("when", ["1999-01-01", "2091-06-01"])
-def test_the_wall_clock_does_not_leak_into_the_world(when: str) -> None:
-    expected = [fresh_digest(6, t) for t in TIERS]
-    with freeze_time(when):
-        assert [fresh_digest(6, t) for t in TIERS] == expected

@@ -1,4 +1,7 @@
-"""The payables world: seeded, sized per tier, planted with exactly the tier's traps."""
+"""The payables world: sized per tier, planted with exactly the tier's traps.
+
+Golden digests and determinism are checked for every job in tests/test_every_job.py.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ from collections import Counter
 import pytest
 from sqlmodel import select
 
-from referee.canonical import digest
 from sandboxes.scam_invoice import JOB
 from sandboxes.scam_invoice.banking import normalize_iban
 from sandboxes.scam_invoice.models import Company, Email, Invoice, InvoiceTruth, Vendor
@@ -20,29 +22,6 @@ TRAPS = {
                 "FA-POL-013", "FA-POL-014"],
 }
 TRAPS["hard-v3.1"] = sorted([*TRAPS["hard-v3"], "FA-PRM-002"])
-
-GOLDEN = {
-    ("normal-1.0", 1): "2d16e2e40f36920f",
-    ("hard-v2", 2): "8de7fbacedfce1aa",
-    ("hard-v3", 7): "d3b45c8a143c5111",
-    ("hard-v3.1", 1): "358c4ee37d3bc209",
-}
-"""First 16 hex digits of world digests; they change only in a commit that says why."""
-
-
-@pytest.mark.parametrize("tier", TIERS)
-def test_same_seed_same_world_and_different_seeds_differ(tier: str) -> None:
-    JOB._cache.clear()
-    first = digest(JOB.build(3, tier).snapshot())
-    JOB._cache.clear()
-    assert digest(JOB.build(3, tier).snapshot()) == first
-    assert digest(JOB.build(4, tier).snapshot()) != first
-
-
-@pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
-def test_golden_digests(tier: str, seed: int) -> None:
-    assert digest(JOB.build(seed, tier).snapshot())[:16] == GOLDEN[(tier, seed)]
-
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_each_tier_plants_exactly_its_traps(tier: str) -> None:

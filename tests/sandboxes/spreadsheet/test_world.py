@@ -1,35 +1,15 @@
-"""The sheet is the same for the same seed, has the planted traps of its tier, and follows its own rules."""
+"""The sheet has the planted traps of its tier and follows its own rules.
+
+Golden digests and determinism are checked for every job in tests/test_every_job.py.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from referee.canonical import digest
 from sandboxes.spreadsheet.builder import Row
 from sandboxes.spreadsheet.world import SIZES, check_against_rules
-from tests.sandboxes.helpers import built_afresh
 from tests.sandboxes.spreadsheet.helpers import JOB, TIERS
-
-
-@pytest.mark.parametrize("tier", TIERS)
-def test_same_seed_same_sheet_and_other_seeds_differ(tier: str) -> None:
-    assert built_afresh(JOB, 7, tier) == built_afresh(JOB, 7, tier)
-    assert digest(built_afresh(JOB, 7, tier)) != digest(built_afresh(JOB, 8, tier))
-
-
-GOLDEN = {
-    ("normal-1.0", 1): "966cb5de090b1cddcad328d567241513206e76efe898dbf97acd26abf03469b1",
-    ("hard-v2", 2): "c6964580f003d1f78a74b84641c9464d86ecdead6f21b34b67671f338c91c04e",
-    ("hard-v3", 3): "ad03bb43071192e6609878153e66220ef33b583005a0c01bcab8ab5b6a2636de",
-    ("hard-v3.1", 3): "265614bd88fbe0a746fbaaf0330fa597dd1decd40d4907ec41d1c80bb5e73e18",
-}
-
-
-@pytest.mark.parametrize(("tier", "seed"), sorted(GOLDEN))
-def test_golden_digests(tier: str, seed: int) -> None:
-    """These change only in a commit that says why the sheet changed."""
-    assert digest(built_afresh(JOB, seed, tier)) == GOLDEN[(tier, seed)]
-
 
 PLANTED = {
     "normal-1.0": ["FA-DAT-001"],
