@@ -22,7 +22,7 @@ from typing import Any
 from catalog import CatalogError, load_catalog
 from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
 from referee.agents.base import Exchange, Turn, loggable
-from referee.bout import END_TOOL, Bout, finish, play_out, world_digests
+from referee.bout import Bout, finish, play_out, world_digests
 from referee.canonical import canonical_bytes, sha256_hex, strict_loads
 from referee.errors import LogCorrupt, ResumeError
 from referee.log import GENESIS, LogWriter, read_working_log, utc_now
@@ -202,7 +202,7 @@ def _replay(bout: Bout, events: list[dict[str, Any]]) -> tuple[list[Exchange], d
             bout.call_seq[bout.world.toolbox.history[-1].index] = seq
             bout.calls += 1
             results.append(outcome)
-            if data["name"] == END_TOOL and outcome.ok:
+            if data["name"] == bout.world.end_tool and outcome.ok:
                 bout.stopped = "report"
         elif kind == "cap.reached":
             bout.stopped = "cap"

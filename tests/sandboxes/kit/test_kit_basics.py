@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from sandboxes.kit import IdSequence, Money, VirtualClock, rng_for, zone
+from sandboxes.kit import Money, VirtualClock, rng_for, zone
 
 
 def test_rng_is_fixed_by_its_four_parts() -> None:
@@ -65,8 +65,3 @@ def test_money_is_exact_and_refuses_floats() -> None:
         Money.parse(0.1, "EUR")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Money(1, "XXX")
-
-
-def test_ids_are_a_counter() -> None:
-    ids = IdSequence("T", width=3)
-    assert [ids.next(), ids.next()] == ["T-001", "T-002"]
