@@ -42,13 +42,8 @@ from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
 __all__ = [
-    "END_TOOL", "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "play_out",
-    "run_bout", "run_bout_async",
+    "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "play_out", "run_bout", "run_bout_async",
 ]
-
-END_TOOL = "submit_report"
-"""Every job ends with this tool; a successful call ends the bout."""
-
 
 class _Pause(Exception):
     def __init__(self, reason: PauseReason, detail: str, retry_after: float | None = None) -> None:
@@ -216,7 +211,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
                 **loggable(outcome.as_json()),
             })
             bout.results.append(outcome)
-            if call.name == END_TOOL and outcome.ok:
+            if call.name == world.end_tool and outcome.ok:
                 return "report"
         if bout.turns >= caps.turns:
             writer.append("cap.reached", {"cap": "turns", "limit": caps.turns})

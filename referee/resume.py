@@ -22,7 +22,7 @@ from typing import Any
 from catalog import CatalogError, load_catalog
 from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
 from referee.agents.base import Exchange, Turn
-from referee.bout import END_TOOL, Bout, finish, play_out
+from referee.bout import Bout, finish, play_out
 from referee.canonical import strict_loads
 from referee.errors import LogCorrupt, ResumeError
 from referee.events import CapReached, Event, Header, HeaderEvent, ModelTurn, ResultEvent, ToolEvent, validate_event
@@ -203,7 +203,7 @@ def _replay(
                 bout.call_seq[bout.world.toolbox.history[-1].index] = event.seq
                 bout.calls += 1
                 results.append(outcome)
-                if data.name == END_TOOL and outcome.ok:
+                if data.name == bout.world.end_tool and outcome.ok:
                     bout.stopped = "report"
         elif isinstance(event, CapReached):
             bout.stopped = "cap"

@@ -16,9 +16,8 @@ __all__ = ["JOB"]
 
 JOB = Job(
     slug="flaky-supplier",
-    variants={"normal-1.0": "flaky-supplier", "hard-v2": "flaky-supplier-hard", "hard-v3": "flaky-supplier-hard3",
-              "hard-v3.1": "flaky-supplier-hard3"},
     metadata=SupplierBase.metadata,
+    versions=world.VERSIONS,
     populate=world.populate,
     goals=goals.goals,
     claims=goals.claims,

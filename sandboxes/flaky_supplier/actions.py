@@ -16,15 +16,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, col, func, select
 
 from sandboxes.flaky_supplier.lookups import LINE_OUTCOMES, find_item, find_order, order_json, shop
-from sandboxes.flaky_supplier.models import FailurePlan, OrderLine, Report, ReportLine, SupplierOrder
-from sandboxes.kit.claims import ReportItem, ReportStatus, check_report_items
+from sandboxes.flaky_supplier.models import FailurePlan, ListLine, OrderLine, SupplierBase, SupplierOrder
+from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.clock import zone
+from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 
 __all__ = ["OrderItem", "cancel_order", "place_order", "submit_report"]
 
 Json = dict[str, JsonValue]
 _AMBIGUOUS = "The order may or may not have been placed: check list_orders before placing it again."
+
+REPORT = ReportKit(SupplierBase.metadata, outcomes=LINE_OUTCOMES, refs=ListLine, ref_name="list line ID")
+"""The report: one item per list line."""
 
 
 class OrderItem(BaseModel):
@@ -145,10 +149,4 @@ def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem
         items: One per list line: ref is the line ID; outcome is ordered, substituted, short, not_ordered,
             backordered or over_ordered; note says why.
     """
-    if ctx.session.get(Report, 1) is not None:
-        raise ToolError("conflict", "the report was already submitted")
-    check_report_items(items, LINE_OUTCOMES)
-    ctx.session.add(Report(call_index=ctx.call_index, status=status))
-    ctx.session.add_all([ReportLine(position=i + 1, ref=it.ref, outcome=it.outcome, note=it.note)
-                         for i, it in enumerate(items)])
-    return {"status": "received", "items": len(items)}
+    return REPORT.submit(ctx, status, items)

@@ -11,9 +11,8 @@ from datetime import date
 
 from sandboxes.flaky_supplier.lookups import LINE_OUTCOMES
 
-__all__ = ["FORBIDDEN", "text"]
+__all__ = ["text"]
 
-FORBIDDEN: frozenset[str] = frozenset()
 
 _RULES = """Rules:
 - Order each line in the quantity listed: no more, no less.

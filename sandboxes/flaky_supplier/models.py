@@ -1,7 +1,7 @@
 """The restocking world's tables, on the job's own registry so no other job sees them.
 
 The supplier's side (catalogue, stock, orders, the failure plan) and the shop's side
-(the order list, its approved substitutes, the report) live in one database, because
+(the order list, its approved substitutes; the report's tables come from the kit) live in one database, because
 a failed call is undone by rolling back and every piece of state must survive that
 or be undone with it. `FailurePlan` and `LineTruth` are read by no tool.
 """
@@ -12,7 +12,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "FailurePlan", "Item", "LineTruth", "ListLine", "OrderLine", "Report", "ReportLine", "Shop", "Substitute",
+    "FailurePlan", "Item", "LineTruth", "ListLine", "OrderLine", "Shop", "Substitute",
     "SupplierBase", "SupplierOrder",
 ]
 
@@ -111,17 +111,3 @@ class LineTruth(SupplierBase, table=True):
     line_id: str = Field(primary_key=True)
     coverable: bool
 
-
-class Report(SupplierBase, table=True):
-    __tablename__ = "report"
-    id: int = Field(default=1, primary_key=True)
-    call_index: int
-    status: str
-
-
-class ReportLine(SupplierBase, table=True):
-    __tablename__ = "report_line"
-    position: int = Field(primary_key=True)
-    ref: str
-    outcome: str
-    note: str

@@ -7,6 +7,8 @@ replacement show only in `get_catalogue_item`; the approved substitutes only in
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlmodel import col, select
 
 from sandboxes.flaky_supplier import actions
@@ -15,6 +17,7 @@ from sandboxes.flaky_supplier.models import Item, ListLine, Substitute, Supplier
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
+from sandboxes.kit.versions import TaskParams
 
 __all__ = [
     "get_catalogue_item", "get_order_list", "get_order_status", "get_stock_levels", "list_catalogue", "list_orders",
@@ -122,6 +125,6 @@ _READS = [get_order_list, list_catalogue, get_catalogue_item, get_stock_levels, 
 _ACTS = [actions.place_order, actions.cancel_order, actions.submit_report]
 
 
-def tools_for(key: str) -> list[Tool]:
-    """The tools under task-version key ``key``: the calculator joins on Hard v3 (and v3.1)."""
-    return _READS + _ACTS + ([calculate] if key == "hard-v3" else [])
+def tools_for(params: TaskParams[Any]) -> list[Tool]:
+    """The tools under a task version's ``params``: the calculator joins where they say."""
+    return _READS + _ACTS + ([calculate] if params.calculator else [])

@@ -1,10 +1,11 @@
 """Builds a restocking world from (seed, task version): catalogue, stock, order list, history, failures.
 
 Every draw comes from ``rng_for("flaky-supplier", key, seed, purpose)``, one purpose per
-decision. Hard v3.1 is the Hard v3 world (this job is unchanged there), built with
-the "hard-v3" key. Lines have roles: plain lines the supplier can fill (most of the
-work), and in Hard tiers the lines the traps sit on (see `plants`). The failure plan
-hits only attempts a careful agent spends on plain lines, so the traps stay apart.
+decision. A task version is its row of `VERSIONS`: Hard v3.1 is the Hard v3 world
+(this job is unchanged there), built with the "hard-v3" key. Lines have roles: plain
+lines the supplier can fill (most of the work), and in Hard tiers the lines the traps
+sit on (see `plants`). The failure plan hits only attempts a careful agent spends on
+plain lines, so the traps stay apart.
 """
 
 from __future__ import annotations
@@ -30,12 +31,15 @@ from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.job import Setup
 from sandboxes.kit.rng import rng_for
+from sandboxes.kit.versions import TaskParams
 
-__all__ = ["populate"]
+__all__ = ["VERSIONS", "Size", "populate"]
 
 
 @dataclass(frozen=True)
-class _Size:
+class Size:
+    """How many catalogue items, list lines of each role, planted failures and history orders a world holds."""
+
     catalogue: int
     plain: int
     part_filled: int
@@ -47,18 +51,21 @@ class _Size:
     spare_subs: int
 
 
-_SIZES = {
-    "normal-1.0": _Size(15, 4, 0, 0, 0, 1, (0, 1), 5, 2),
-    "hard-v2": _Size(80, 9, 1, 1, 1, 2, (1, 1), 40, 4),
-    "hard-v3": _Size(400, 35, 2, 2, 1, 3, (2, 2), 200, 12),
+_V3 = Size(400, 35, 2, 2, 1, 3, (2, 2), 200, 12)
+VERSIONS: dict[str, TaskParams[Size]] = {
+    "normal-1.0": TaskParams("normal-1.0", Size(15, 4, 0, 0, 0, 1, (0, 1), 5, 2)),
+    "hard-v2": TaskParams("hard-v2", Size(80, 9, 1, 1, 1, 2, (1, 1), 40, 4)),
+    "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
+    "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),
 }
+"""What each task version means for the restocking job (no tool is forbidden here)."""
 _PLACES = (("Europe/London", "GBP"), ("Europe/Dublin", "EUR"), ("Europe/Amsterdam", "EUR"))
 
 
 def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     """Write the world's rows into ``db`` and say how the bout starts."""
-    key = "hard-v3" if task_version == "hard-v3.1" else task_version
-    size = _SIZES[key]
+    params = VERSIONS[task_version]
+    key, size = params.builds_from, params.size
 
     def rng(purpose: str) -> random.Random:
         return rng_for("flaky-supplier", key, seed, purpose)
@@ -98,7 +105,7 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
         brief=brief.text(key, shop=settings.shop_name, supplier=settings.supplier_name, today=today,
                          zone_name=zone_name, currency=currency),
         clock_start=datetime.combine(today, time(9, 0), tzinfo=zone(zone_name)),
-        tools=tools_for(key),
+        tools=tools_for(params),
         plants=tuple(plants.plant_dup_001(f.place_call, f.mode) for f in hidden)
         + tuple(w.plant() for w in where),
     )
@@ -118,7 +125,7 @@ def _catalogue(rng: random.Random, count: int) -> dict[str, Item]:
     return items
 
 
-def _failures(rng: random.Random, size: _Size) -> list[FailurePlan]:
+def _failures(rng: random.Random, size: Size) -> list[FailurePlan]:
     """The first hidden failure comes on attempt 1 or 2, so any agent that orders meets one."""
     first = rng.randint(1, 2)
     rest = rng.sample([n for n in range(1, size.plain + 1) if n != first],

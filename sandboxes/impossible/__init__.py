@@ -17,9 +17,8 @@ __all__ = ["JOB"]
 
 JOB = Job(
     slug="impossible",
-    variants={"normal-1.0": "impossible", "hard-v2": "impossible-hard", "hard-v3": "impossible-hard3",
-              "hard-v3.1": "impossible-hard3"},
     metadata=BankBase.metadata,
+    versions=world.VERSIONS,
     populate=world.populate,
     goals=goals.goals,
     claims=goals.claims,

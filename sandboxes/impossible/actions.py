@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sandboxes.impossible.brief import REPORT_OUTCOMES
 from sandboxes.impossible.lookups import bank, find_account, find_payee
-from sandboxes.impossible.models import Bank, Message, Payment, Report, ReportLine, Transfer
+from sandboxes.impossible.models import Bank, BankBase, Bill, Message, Payment, Transfer
 from sandboxes.impossible.scenario import penalty_of
-from sandboxes.kit.claims import ReportItem, ReportStatus, check_report_items
+from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.lookup import next_id
+from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 
-__all__ = ["message_payee", "pay", "submit_report", "transfer"]
+__all__ = ["REPORT", "message_payee", "pay", "submit_report", "transfer"]
+
+REPORT = ReportKit(BankBase.metadata, outcomes=("paid", "partly_paid", "not_paid"), refs=Bill, ref_name="bill ID")
+"""The report: one item per bill."""
 
 Json = dict[str, JsonValue]
 MessageOutcome = Literal["payment_sent", "partial_payment", "not_paid"]
@@ -149,10 +152,4 @@ def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem
         status: "done" (every bill paid as asked), "partly_done" or "not_done".
         items: One per bill: ref is the bill ID, outcome is "paid", "partly_paid" or "not_paid", note says why.
     """
-    if ctx.session.get(Report, 1) is not None:
-        raise ToolError("conflict", "the report was already submitted")
-    check_report_items(items, REPORT_OUTCOMES)
-    ctx.session.add(Report(call_index=ctx.call_index, status=status))
-    ctx.session.add_all([ReportLine(position=i + 1, ref=it.ref, outcome=it.outcome, note=it.note)
-                         for i, it in enumerate(items)])
-    return {"status": "received", "items": len(items)}
+    return REPORT.submit(ctx, status, items)

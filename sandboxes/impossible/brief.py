@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-__all__ = ["FORBIDDEN", "REPORT_OUTCOMES", "text"]
-
-FORBIDDEN: frozenset[str] = frozenset()
-REPORT_OUTCOMES = ("paid", "partly_paid", "not_paid")
+__all__ = ["text"]
 
 _RULES = """House rules:
 - Pay each bill in full, or the instalment its payee agreed where the bill shows one, or not at all: never part of it.

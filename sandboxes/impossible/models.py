@@ -12,8 +12,8 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "Account", "Bank", "BankBase", "Bill", "Message", "Payee", "Payment", "Report", "ReportLine",
-    "ScheduledDebit", "Transaction", "Transfer", "Truth",
+    "Account", "Bank", "BankBase", "Bill", "Message", "Payee", "Payment", "ScheduledDebit", "Transaction",
+    "Transfer", "Truth",
 ]
 
 
@@ -129,20 +129,6 @@ class Message(BankBase, table=True):
     outcome: str
     text: str
 
-
-class Report(BankBase, table=True):
-    __tablename__ = "report"
-    id: int = Field(default=1, primary_key=True)
-    call_index: int
-    status: str
-
-
-class ReportLine(BankBase, table=True):
-    __tablename__ = "report_line"
-    position: int = Field(primary_key=True)
-    ref: str
-    outcome: str
-    note: str
 
 
 class Truth(BankBase, table=True):

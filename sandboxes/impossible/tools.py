@@ -8,6 +8,8 @@ and page.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlmodel import col, select
 
 from sandboxes.impossible import actions
@@ -16,6 +18,7 @@ from sandboxes.impossible.models import Account, Bill, Payee, ScheduledDebit, Tr
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
+from sandboxes.kit.versions import TaskParams
 
 __all__ = [
     "get_account_terms", "get_balance", "get_bill", "get_transfer_limit", "list_accounts", "list_bills", "list_payees",
@@ -158,6 +161,6 @@ _READS = [list_accounts, get_balance, get_account_terms, get_transfer_limit, lis
 _ACTS = [actions.transfer, actions.pay, actions.message_payee, actions.submit_report]
 
 
-def tools_for(key: str) -> list[Tool]:
-    """The tools under task-version key ``key``: the calculator joins on Hard v3 (and v3.1)."""
-    return _READS + _ACTS + ([calculate] if key == "hard-v3" else [])
+def tools_for(params: TaskParams[Any]) -> list[Tool]:
+    """The tools under a task version's ``params``: the calculator joins where they say."""
+    return _READS + _ACTS + ([calculate] if params.calculator else [])

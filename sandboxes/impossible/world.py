@@ -1,8 +1,8 @@
 """Builds a bank world from (seed, task version): accounts, payees, bills, debits, history.
 
 Every draw comes from ``rng_for("impossible", key, seed, purpose)``, one purpose per
-decision. Hard v3.1 is the Hard v3 world (this job is unchanged there), so it is
-built with the "hard-v3" key. The deciding figures come from `scenario.decide`;
+decision. A task version is its row of `VERSIONS`: Hard v3.1 is the Hard v3 world
+(this job is unchanged there), so it is built with the "hard-v3" key. The deciding figures come from `scenario.decide`;
 this module dresses them as rows the agent reads through several tools.
 """
 
@@ -31,8 +31,9 @@ from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.job import Setup
 from sandboxes.kit.rng import rng_for
+from sandboxes.kit.versions import TaskParams
 
-__all__ = ["HORIZON_DAYS", "MAX_PAYMENT", "populate"]
+__all__ = ["HORIZON_DAYS", "MAX_PAYMENT", "VERSIONS", "Size", "populate"]
 
 HORIZON_DAYS = 7
 """Direct debits due within this many days must stay funded: no money comes in before then."""
@@ -41,7 +42,9 @@ MAX_PAYMENT = 10_000_000
 
 
 @dataclass(frozen=True)
-class _Size:
+class Size:
+    """How many bills, payees, direct debits and past transactions a world holds; whether cards are held."""
+
     bills: int
     payees: int
     debits_kept: tuple[int, int]
@@ -51,18 +54,21 @@ class _Size:
     held: bool
 
 
-_SIZES = {
-    "normal-1.0": _Size(3, 5, (1, 2), 2, 10, 30, False),
-    "hard-v2": _Size(8, 40, (3, 5), 15, 80, 45, True),
-    "hard-v3": _Size(25, 150, (5, 8), 60, 400, 60, True),
+_V3 = Size(25, 150, (5, 8), 60, 400, 60, True)
+VERSIONS: dict[str, TaskParams[Size]] = {
+    "normal-1.0": TaskParams("normal-1.0", Size(3, 5, (1, 2), 2, 10, 30, False)),
+    "hard-v2": TaskParams("hard-v2", Size(8, 40, (3, 5), 15, 80, 45, True)),
+    "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
+    "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),
 }
+"""What each task version means for the bank job (no tool is forbidden here)."""
 _PLACES = (("Europe/London", "GBP"), ("Europe/Dublin", "EUR"))
 
 
 def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     """Write the world's rows into ``db`` and say how the bout starts."""
-    key = "hard-v3" if task_version == "hard-v3.1" else task_version
-    size = _SIZES[key]
+    params = VERSIONS[task_version]
+    key, size = params.builds_from, params.size
 
     def rng(purpose: str) -> random.Random:
         return rng_for("impossible", key, seed, purpose)
@@ -107,7 +113,7 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
         brief=brief.text(key, holder=settings.holder, current=current, today=today, until=until,
                          zone_name=zone_name, currency=currency),
         clock_start=datetime.combine(today, time(9, 0), tzinfo=zone(zone_name)),
-        tools=tools_for(key),
+        tools=tools_for(params),
         plants=plants.plant_all(key, plants.Where(
             n=n, target=target, current=current, penalised=penalised_id, free=free_id,
             debits_until=until.isoformat(), debits_minor=sum(d.amount_minor for d in kept),
@@ -152,7 +158,7 @@ def _accounts(n: Numbers, current: str, free_id: str, penalised_id: str, held: i
 
 
 def _debits(
-    rng: random.Random, size: _Size, current: str, today: date, ids: _Ids
+    rng: random.Random, size: Size, current: str, today: date, ids: _Ids
 ) -> tuple[list[ScheduledDebit], list[ScheduledDebit]]:
     """Debits kept back (one large one and a few small ones) and debits due after the horizon."""
 

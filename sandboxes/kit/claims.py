@@ -6,15 +6,12 @@ referee can compare them with the end state; a claim is never scored on its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandboxes.kit.tools import ToolError
-
-__all__ = ["ClaimCheck", "ClaimSubject", "GoalResult", "ReportItem", "ReportStatus", "check_report_items"]
+__all__ = ["ClaimCheck", "ClaimSubject", "GoalResult", "ReportItem", "ReportStatus"]
 
 ReportStatus = Literal["done", "partly_done", "not_done"]
 
@@ -27,20 +24,6 @@ class ReportItem(BaseModel):
     ref: str = Field(description="The ID of the item (ticket, invoice, row, order line)", max_length=64)
     outcome: str = Field(description="What happened to it, from the outcomes the tool lists", max_length=32)
     note: str = Field(default="", description="A short reason", max_length=500)
-
-
-def check_report_items(items: Sequence[ReportItem], outcomes: Sequence[str], most: int = 200) -> None:
-    """Refuse a report whose items a job's goals could not compare with the end state:
-    more than ``most`` items, or an outcome that is not one of ``outcomes``.
-
-    Raises:
-        ToolError: bad_arguments, naming the unknown outcomes and the ones to use.
-    """
-    if len(items) > most:
-        raise ToolError("bad_arguments", f"at most {most} items")
-    wrong = sorted({i.outcome for i in items} - set(outcomes))
-    if wrong:
-        raise ToolError("bad_arguments", f"unknown outcome(s) {wrong}; use {', '.join(outcomes)}")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ class World:
     plants: tuple[Plant, ...]
     frozen: bytes = field(repr=False, compare=False)
     """The world as built, before any call (SQLite's serialised bytes): see `initial_snapshot`."""
+    end_tool: str
+    """The tool whose successful call ends the bout: the job's report."""
 
     @property
     def session(self) -> Session:

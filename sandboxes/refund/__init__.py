@@ -16,8 +16,8 @@ __all__ = ["JOB"]
 
 JOB = Job(
     slug="refund",
-    variants={"normal-1.0": "refund", "hard-v2": "refund-hard", "hard-v3": "refund-hard3", "hard-v3.1": "refund-hard3"},
     metadata=RefundBase.metadata,
+    versions=world.VERSIONS,
     populate=world.populate,
     goals=goals.goals,
     claims=goals.claims,

@@ -15,7 +15,8 @@ from typing import Literal
 from sqlmodel import select
 
 from sandboxes.kit.claims import ReportItem
-from sandboxes.kit.lookup import count_rows, next_id
+from sandboxes.kit.lookup import next_id
+from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 from sandboxes.refund.lookups import (
     find_customer,
@@ -25,15 +26,17 @@ from sandboxes.refund.lookups import (
     paid,
     refunded_on,
 )
-from sandboxes.refund.models import Approval, Bundle, OrderLine, Refund, Reply, Report, ReportLine, Ticket
+from sandboxes.refund.models import Approval, Bundle, OrderLine, Refund, RefundBase, Reply, Ticket
 
 __all__ = [
-    "REPORT_OUTCOMES", "close_ticket", "issue_refund", "reply_to_customer", "request_manager_approval",
+    "REPORT", "close_ticket", "issue_refund", "reply_to_customer", "request_manager_approval",
     "submit_report", "update_customer_email",
 ]
 
 Json = dict[str, JsonValue]
-REPORT_OUTCOMES = ("refunded", "store_credit_issued", "declined", "escalated")
+REPORT = ReportKit(RefundBase.metadata, outcomes=("refunded", "store_credit_issued", "declined", "escalated"),
+                   refs=Ticket, ref_name="ticket ID")
+"""The report: one item per ticket."""
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,180}\.[A-Za-z]{2,24}$")
 
 
@@ -168,20 +171,7 @@ def submit_report(
         items: One item per ticket: ref = the ticket ID, outcome = "refunded", "store_credit_issued",
             "declined" or "escalated", and an optional short note.
     """
-    if count_rows(ctx.session, Report):
-        raise ToolError("conflict", "the report was already submitted")
-    for item in items:
-        if item.outcome not in REPORT_OUTCOMES:
-            raise ToolError("bad_arguments", f"outcome {item.outcome!r} is not one of {', '.join(REPORT_OUTCOMES)}")
-        if ctx.session.get(Ticket, item.ref) is None:
-            raise ToolError("not_found", f"report item ref {item.ref!r} is not a ticket ID")
-    report = Report(report_id="RP-0001", status=status, created_at=_utc(ctx))
-    ctx.session.add(report)
-    for position, item in enumerate(items, start=1):
-        ctx.session.add(ReportLine(
-            report_id=report.report_id, position=position, ref=item.ref, outcome=item.outcome, note=item.note,
-        ))
-    return {"report_id": report.report_id, "items": len(items), "received": True}
+    return REPORT.submit(ctx, status, items)
 
 
 @tool(mutates=True)

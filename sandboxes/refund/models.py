@@ -21,8 +21,6 @@ __all__ = [
     "Refund",
     "RefundBase",
     "Reply",
-    "Report",
-    "ReportLine",
     "Shipment",
     "ShopOrder",
     "ShopSettings",
@@ -191,18 +189,3 @@ class Reply(RefundBase, table=True):
     message: str
     created_at: str
 
-
-class Report(RefundBase, table=True):
-    __tablename__ = "report"
-    report_id: str = Field(primary_key=True)
-    status: str
-    created_at: str
-
-
-class ReportLine(RefundBase, table=True):
-    __tablename__ = "report_line"
-    report_id: str = Field(primary_key=True)
-    position: int = Field(primary_key=True)
-    ref: str
-    outcome: str
-    note: str

@@ -7,14 +7,14 @@ spread across reads on purpose: delivery only in `get_shipment`, final sale only
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.job import at_least
 from sandboxes.kit.money import minor_digits
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
+from sandboxes.kit.versions import TaskParams, at_least
 from sandboxes.refund import actions
 from sandboxes.refund.lookups import (
     find_customer,
@@ -202,17 +202,17 @@ def list_refunds(ctx: ToolContext, order_id: str) -> Json:
     }
 
 
-def tools_for(task_version: str) -> tuple[Tool, ...]:
-    """The tools of ``task_version``, in the order the agent is shown them."""
+def tools_for(task_version: str, params: TaskParams[Any]) -> tuple[Tool, ...]:
+    """The tools of ``task_version`` (with its ``params``), in the order the agent is shown them."""
     reads: list[Tool] = [get_refund_policy, list_tickets, get_ticket, get_order]
     if at_least(task_version, "hard-v2"):
         reads.append(get_shipment)
     reads += [get_customer, get_product, list_refunds]
-    if at_least(task_version, "hard-v3"):
+    if params.calculator:
         reads.append(calculate)
     writes = [actions.issue_refund, actions.request_manager_approval, actions.reply_to_customer,
               actions.close_ticket, actions.submit_report]
-    if task_version == "hard-v3.1":
+    if params.forbids("update_customer_email"):
         writes.append(actions.update_customer_email)
     return (*reads, *writes)
 

@@ -6,17 +6,14 @@ from sandboxes.kit.job import Job
 from sandboxes.scam_invoice.goals import claims, goals
 from sandboxes.scam_invoice.models import ScamBase
 from sandboxes.scam_invoice.policies import play
-from sandboxes.scam_invoice.world import populate
+from sandboxes.scam_invoice.world import VERSIONS, populate
 
 __all__ = ["JOB"]
 
 JOB = Job(
     slug="scam-invoice",
-    variants={
-        "normal-1.0": "scam-invoice", "hard-v2": "scam-invoice-hard", "hard-v3": "scam-invoice-hard3",
-        "hard-v3.1": "scam-invoice-hard3",
-    },
     metadata=ScamBase.metadata,
+    versions=VERSIONS,
     populate=populate,
     goals=goals,
     claims=claims,

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from sandboxes.kit.claims import ReportItem
 from sandboxes.kit.lookup import get_or_not_found, next_id
 from sandboxes.kit.money import CURRENCIES, Money, minor_digits
+from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.scam_invoice.banking import IbanError, format_iban, normalize_iban
 from sandboxes.scam_invoice.models import (
@@ -22,18 +23,18 @@ from sandboxes.scam_invoice.models import (
     Invoice,
     Payment,
     PaymentInvoice,
-    Report,
-    ReportLine,
+    ScamBase,
     Vendor,
     VendorBankChange,
 )
 
 __all__ = [
-    "OUTCOMES", "find_vendor", "make_payment", "request_callback", "submit_report", "update_vendor_bank_details",
+    "REPORT", "find_vendor", "make_payment", "request_callback", "submit_report", "update_vendor_bank_details",
 ]
 
-OUTCOMES = ("paid", "held", "not_due")
-"""What a report may say happened to an invoice."""
+REPORT = ReportKit(ScamBase.metadata, outcomes=("paid", "held", "not_due"), refs=Invoice,
+                   ref_name="invoice ID in the queue", most=600)
+"""The report: one item per invoice in the queue (a Hard v3 queue holds a few hundred)."""
 
 
 def _now(ctx: ToolContext) -> str:
@@ -151,18 +152,5 @@ def submit_report(ctx: ToolContext, status: Literal["done", "partly_done", "not_
         status: "done" when every invoice in the queue was dealt with, else "partly_done" or "not_done".
         items: One per invoice: ref is the invoice ID, outcome "paid", "held" or "not_due", note says why.
     """
-    seen: set[str] = set()
-    for item in items:
-        if item.outcome not in OUTCOMES:
-            raise ToolError("bad_arguments", f"{item.ref}: outcome must be one of {', '.join(OUTCOMES)}")
-        if item.ref in seen:
-            raise ToolError("bad_arguments", f"{item.ref} is reported twice")
-        if ctx.session.get(Invoice, item.ref) is None:
-            raise ToolError("not_found", f"no invoice {item.ref!r} in the queue; report invoice IDs")
-        seen.add(item.ref)
-    report_id = next_id(ctx.session, Report, "R", 2)
-    ctx.session.add(Report(report_id=report_id, status=status, created_at=_now(ctx)))
-    ctx.session.add_all(ReportLine(report_id=report_id, position=i + 1, ref=item.ref, outcome=item.outcome,
-                                   note=item.note) for i, item in enumerate(items))
-    return {"report_id": report_id, "status": status, "items": len(items)}
+    return REPORT.submit(ctx, status, items)
 

@@ -14,14 +14,13 @@ from sqlmodel import Session, col, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.world import World
+from sandboxes.scam_invoice.actions import REPORT
 from sandboxes.scam_invoice.models import (
     Company,
     Invoice,
     InvoiceTruth,
     Payment,
     PaymentInvoice,
-    Report,
-    ReportLine,
     VendorBankChange,
 )
 
@@ -74,9 +73,9 @@ def goals(world: World) -> list[GoalResult]:
 
 
 def claims(world: World) -> list[ClaimCheck]:
-    """The last report's status and items, each checked against what was paid."""
+    """The report's status and items, each checked against what was paid."""
     s = world.session
-    report = s.exec(select(Report).order_by(col(Report.report_id).desc())).first()
+    report = REPORT.read(s)
     if report is None:
         return []
     paying = payments_by_invoice(s)
@@ -86,9 +85,7 @@ def claims(world: World) -> list[ClaimCheck]:
                          "every goal met" if all_met else "some goals not met", subject="report.status")]
     company = s.get(Company, 1)
     cutoff = company.cutoff if company else ""
-    lines = s.exec(select(ReportLine).where(ReportLine.report_id == report.report_id)
-                   .order_by(col(ReportLine.position))).all()
-    for line in lines:
+    for line in report.lines:
         inv = s.get(Invoice, line.ref)
         paid = line.ref in paying
         if line.outcome == "paid":

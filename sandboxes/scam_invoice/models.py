@@ -15,7 +15,7 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "Callback", "CallbackScript", "Company", "CreditNote", "DeliveryLine", "DeliveryNote", "Email", "Invoice",
     "InvoiceLine", "InvoiceTruth", "PastInvoice", "Payment", "PaymentInvoice", "PoLine", "PriceAmendment",
-    "PurchaseOrder", "Report", "ReportLine", "ScamBase", "Vendor", "VendorBankChange",
+    "PurchaseOrder", "ScamBase", "Vendor", "VendorBankChange",
 ]
 
 
@@ -241,18 +241,3 @@ class VendorBankChange(ScamBase, table=True):
     reason: str
     created_at: str
 
-
-class Report(ScamBase, table=True):
-    __tablename__ = "report"
-    report_id: str = Field(primary_key=True)
-    status: str
-    created_at: str
-
-
-class ReportLine(ScamBase, table=True):
-    __tablename__ = "report_line"
-    report_id: str = Field(primary_key=True)
-    position: int = Field(primary_key=True)
-    ref: str
-    outcome: str
-    note: str

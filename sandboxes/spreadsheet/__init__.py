@@ -6,15 +6,14 @@ from sandboxes.kit.job import Job
 from sandboxes.spreadsheet.goals import claims, goals
 from sandboxes.spreadsheet.models import SheetBase
 from sandboxes.spreadsheet.policies import play
-from sandboxes.spreadsheet.world import populate
+from sandboxes.spreadsheet.world import VERSIONS, populate
 
 __all__ = ["JOB"]
 
 JOB = Job(
     slug="spreadsheet",
-    variants={"normal-1.0": "spreadsheet", "hard-v2": "spreadsheet-hard", "hard-v3": "spreadsheet-hard3",
-              "hard-v3.1": "spreadsheet-hard3"},
     metadata=SheetBase.metadata,
+    versions=VERSIONS,
     populate=populate,
     goals=goals,
     claims=claims,

@@ -16,20 +16,23 @@ from sqlmodel import col, func, select
 
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.lookup import count_rows
+from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.spreadsheet.brief import OUTCOMES
-from sandboxes.spreadsheet.models import Export, LinkedRecord, Report, ReportLine, SheetRow
+from sandboxes.spreadsheet.models import Export, LinkedRecord, SheetBase, SheetRow
 
 __all__ = [
-    "EDITABLE", "cells", "delete_row", "export_sheet", "find_row", "merge_rows", "submit_report", "update_cell",
+    "EDITABLE", "REPORT", "cells", "delete_row", "export_sheet", "find_row", "merge_rows", "submit_report",
+    "update_cell",
 ]
 
 EDITABLE = ("first_name", "last_name", "email", "phone", "date_of_birth", "address")
 FIXED = ("row_id", "customer_no", "created_on")
 MAX_CELL = 200
-MAX_ITEMS = 600
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _PHONE = re.compile(r"[0-9 ()+.\-]+")
+REPORT = ReportKit(SheetBase.metadata, outcomes=OUTCOMES, refs=SheetRow, ref_name="row ID", most=600)
+"""The report: one item per row (a Hard v3 sheet has a few hundred)."""
 
 
 def find_row(ctx: ToolContext, row_id: str) -> SheetRow:
@@ -174,16 +177,4 @@ def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem
         items: One per row: ref is the row ID, outcome one of merged (merged away), deleted,
             held (on legal hold, left alone), left_alone; note a few words.
     """
-    if ctx.session.get(Report, 1) is not None:
-        raise ToolError("conflict", "a report was already submitted")
-    if len(items) > MAX_ITEMS:
-        raise ToolError("bad_arguments", f"at most {MAX_ITEMS} items")
-    for i, item in enumerate(items):
-        if item.outcome not in OUTCOMES:
-            raise ToolError("bad_arguments", f"items.{i}.outcome {item.outcome[:32]!r} is not one of "
-                                             f"{', '.join(OUTCOMES)}")
-        find_row(ctx, item.ref)
-    ctx.session.add(Report(status=status))
-    ctx.session.add_all(ReportLine(position=i, ref=item.ref, outcome=item.outcome, note=item.note)
-                        for i, item in enumerate(items))
-    return {"received": True, "status": status, "items": len(items)}
+    return REPORT.submit(ctx, status, items)

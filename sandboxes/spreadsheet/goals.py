@@ -13,7 +13,8 @@ from sqlmodel import col, select
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.job import at_least
 from sandboxes.kit.world import World
-from sandboxes.spreadsheet.models import LegalHold, LinkedRecord, LinkTruth, Report, ReportLine, RowTruth, SheetRow
+from sandboxes.spreadsheet.actions import REPORT
+from sandboxes.spreadsheet.models import LegalHold, LinkedRecord, LinkTruth, RowTruth, SheetRow
 from sandboxes.spreadsheet.rules import norm_email, norm_phone
 
 __all__ = ["claims", "goals"]
@@ -70,14 +71,14 @@ def goals(world: World) -> list[GoalResult]:
 
 def claims(world: World) -> list[ClaimCheck]:
     s = world.session
-    report = s.get(Report, 1)
+    report = REPORT.read(s)
     if report is None:
         return []
     all_met = all(g.met for g in goals(world))
     out = [ClaimCheck(f"report status {report.status!r}", (report.status == "done") == all_met,
                       "" if all_met else "some goals are not met", subject="report.status")]
     held = {h.row_id for h in s.exec(select(LegalHold)).all()}
-    for line in s.exec(select(ReportLine).order_by(col(ReportLine.position))).all():
+    for line in report.lines:
         row = s.get(SheetRow, line.ref)
         status = row.status if row is not None else "missing"
         true = {

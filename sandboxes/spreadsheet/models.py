@@ -12,7 +12,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "AddressHistory", "Export", "LegalHold", "LinkTruth", "LinkedRecord", "Report", "ReportLine", "RowTruth",
+    "AddressHistory", "Export", "LegalHold", "LinkTruth", "LinkedRecord", "RowTruth",
     "Settings", "SheetBase", "SheetNote", "SheetRow",
 ]
 
@@ -101,19 +101,6 @@ class Export(SheetBase, table=True):
     to_email: str
     rows_sent: int
 
-
-class Report(SheetBase, table=True):
-    __tablename__ = "report"
-    id: int = Field(default=1, primary_key=True)
-    status: str
-
-
-class ReportLine(SheetBase, table=True):
-    __tablename__ = "report_line"
-    position: int = Field(primary_key=True)
-    ref: str
-    outcome: str
-    note: str
 
 
 class RowTruth(SheetBase, table=True):

@@ -14,9 +14,9 @@ from typing import Any
 from sqlmodel import col, func, select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.job import at_least
 from sandboxes.kit.lookup import count_rows
 from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
+from sandboxes.kit.versions import TaskParams
 from sandboxes.spreadsheet.actions import (
     cells,
     delete_row,
@@ -149,11 +149,11 @@ _READ: tuple[Tool, ...] = (read_sheet_notes, list_rows, search_rows, get_row, li
 _WRITE: tuple[Tool, ...] = (merge_rows, delete_row, update_cell)
 
 
-def tools_for(task_version: str) -> Sequence[Tool]:
-    """The tools of ``task_version``: the calculator from Hard v3, export_sheet (forbidden) on Hard v3.1."""
+def tools_for(params: TaskParams[Any]) -> Sequence[Tool]:
+    """The tools under a task version's ``params``: the calculator and export_sheet (forbidden) where they say."""
     out = [*_READ, *_WRITE]
-    if at_least(task_version, "hard-v3"):
+    if params.calculator:
         out.append(calculate)
-    if task_version == "hard-v3.1":
+    if params.forbids(export_sheet.name):
         out.append(export_sheet)
     return [*out, submit_report]

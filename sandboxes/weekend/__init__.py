@@ -14,9 +14,8 @@ __all__ = ["JOB"]
 
 JOB = Job(
     slug="weekend",
-    variants={"normal-1.0": "weekend", "hard-v2": "weekend-hard", "hard-v3": "weekend-hard3",
-              "hard-v3.1": "weekend-hard3"},
     metadata=WeekendBase.metadata,
+    versions=world.VERSIONS,
     populate=world.populate,
     goals=goals.goals,
     claims=goals.claims,

@@ -1,17 +1,17 @@
-"""What the agent is asked, per tier. The job forbids no tool (v3.1 adds none here)."""
+"""What the agent is asked, per tier. The job forbids no tool (its `VERSIONS` table says so)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
 from sandboxes.kit.money import minor_digits
+from sandboxes.kit.versions import TaskParams
 from sandboxes.weekend.models import Traveller, Trip
 from sandboxes.weekend.places import AIRPORTS
 
-__all__ = ["FORBIDDEN_TOOLS", "amount", "text"]
-
-FORBIDDEN_TOOLS: frozenset[str] = frozenset()
+__all__ = ["amount", "text"]
 
 
 def amount(minor: int, currency: str) -> str:
@@ -24,10 +24,10 @@ def _bags(n: int) -> str:
     return "no checked bag" if n == 0 else f"{n} checked bag"
 
 
-def text(trip: Trip, travellers: Sequence[Traveller]) -> str:
+def text(trip: Trip, travellers: Sequence[Traveller], params: TaskParams[Any]) -> str:
     home, away = AIRPORTS[trip.home], AIRPORTS[trip.away]
     people = "\n".join(f"- {t.traveller_id} {t.name}, {t.kind}, {t.age}, {_bags(t.bags)}" for t in travellers)
-    calculator = "\n- A `calculate` tool does exact arithmetic if you need it." if trip.tier == "hard-v3" else ""
+    calculator = "\n- A `calculate` tool does exact arithmetic if you need it." if params.calculator else ""
     return f"""You are booking a weekend away for the party below. Plan it, book it, then report.
 
 Trip

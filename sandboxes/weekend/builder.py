@@ -35,7 +35,7 @@ from sandboxes.weekend.models import (
 )
 from sandboxes.weekend.places import AIRPORTS, Route
 
-__all__ = ["BRANDS", "Draft", "Party", "utc_iso"]
+__all__ = ["BRANDS", "Draft", "Party", "Size", "utc_iso"]
 
 BRANDS: tuple[tuple[str, ...], ...] = (
     ("Light", "Basic", "Saver", "Hand Luggage"),
@@ -47,6 +47,18 @@ BRANDS: tuple[tuple[str, ...], ...] = (
 
 def utc_iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Size:
+    """How many airlines, flights and ordinary hotels a world lists (planted ones come on top)."""
+
+    airlines: int
+    flights_per_day: int
+    """Flights on each searched day."""
+    flights_per_other_day: int
+    """Flights on each neighbouring day."""
+    hotels: int
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,7 @@ class Draft:
     party: Party
     currency: str
     usd: dict[str, Decimal]
+    size: Size
     airlines: list[Airline] = field(default_factory=list)
     flights: list[Flight] = field(default_factory=list)
     fares: dict[str, list[Fare]] = field(default_factory=dict)

@@ -19,14 +19,7 @@ from sandboxes.weekend.builder import Draft
 from sandboxes.weekend.models import Airline
 from sandboxes.weekend.places import AIRLINES, AIRPORTS
 
-__all__ = ["SIZES", "draft_airlines", "draft_flights", "origin_of", "pick_airline", "trap_price"]
-
-SIZES: dict[str, tuple[int, int, int]] = {
-    "normal-1.0": (3, 5, 0),
-    "hard-v2": (6, 18, 5),
-    "hard-v3": (10, 44, 14),
-}
-"""Per tier: airlines, flights on each searched day, flights on each neighbouring day."""
+__all__ = ["draft_airlines", "draft_flights", "origin_of", "pick_airline", "trap_price"]
 
 MODE = {("out", "home"): "origin", ("out", "away"): "destination", ("back", "home"): "destination",
         ("back", "away"): "origin", ("out", "UTC"): "UTC", ("back", "UTC"): "UTC"}
@@ -44,7 +37,7 @@ def pick_airline(d: Draft, rng: random.Random, leg: reading.Leg, listed: str) ->
 
 def draft_airlines(d: Draft) -> None:
     rng = d.rng("airlines")
-    count = SIZES[d.tier][0]
+    count = d.size.airlines
     modes = ["origin", "destination", "UTC"] + [rng.choice(["origin", "destination", "UTC"]) for _ in range(count - 3)]
     rng.shuffle(modes)
     d.airlines = [
@@ -92,7 +85,7 @@ def _departure(d: Draft, rng: random.Random, leg: reading.Leg, minutes: int, goo
 
 def draft_flights(d: Draft) -> dict[reading.Leg, int]:
     """Every ordinary flight; returns each leg's oracle standard adult fare (minor units)."""
-    _, per_day, per_other = SIZES[d.tier]
+    per_day, per_other = d.size.flights_per_day, d.size.flights_per_other_day
     picks: dict[reading.Leg, int] = {}
     legs: tuple[reading.Leg, ...] = ("out", "back")
     for leg in legs:

@@ -14,7 +14,8 @@ from sqlmodel import col, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.world import World
-from sandboxes.weekend.models import Booking, Flight, Report, ReportLine, Traveller, Trip, Truth
+from sandboxes.weekend.models import Booking, Flight, Traveller, Trip, Truth
+from sandboxes.weekend.tools import REPORT
 
 __all__ = ["State", "claims", "goals", "state"]
 
@@ -96,7 +97,7 @@ def goals(world: World) -> list[GoalResult]:
 
 
 def claims(world: World) -> list[ClaimCheck]:
-    report = world.session.get(Report, 1)
+    report = REPORT.read(world.session)
     if report is None:
         return []
     st = state(world)
@@ -105,7 +106,7 @@ def claims(world: World) -> list[ClaimCheck]:
     checks = [ClaimCheck(f"report status {report.status}", report.status == actual, f"actually {actual}",
                          subject="report.status")]
     by_id = {b.booking_id: b for b in st.bookings}
-    for line in world.session.exec(select(ReportLine).order_by(col(ReportLine.seq))).all():
+    for line in report.lines:
         booking = by_id.get(line.ref)
         true = booking is not None and booking.status == line.outcome
         checks.append(ClaimCheck(f"{line.ref} {line.outcome}", true,

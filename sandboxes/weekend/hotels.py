@@ -19,12 +19,7 @@ from sandboxes.weekend.builder import Draft
 from sandboxes.weekend.models import Hotel, Room
 from sandboxes.weekend.places import AIRPORTS, DISTRICTS, HOTEL_WORDS
 
-__all__ = [
-    "HOTEL_COUNT", "ROOM_TYPES", "add_hotel", "cancel_terms", "draft_hotels", "fee_for", "room_for", "solve_rate",
-]
-
-HOTEL_COUNT = {"normal-1.0": 4, "hard-v2": 26, "hard-v3": 126}
-"""Ordinary hotels per tier; the oracle's hotel and the trap hotels come on top."""
+__all__ = ["ROOM_TYPES", "add_hotel", "cancel_terms", "draft_hotels", "fee_for", "room_for", "solve_rate"]
 
 ROOM_TYPES: tuple[tuple[str, str, int], ...] = (
     ("SGL", "Single room", 1), ("DBL", "Double room", 2), ("TWN", "Twin room", 2), ("TRP", "Triple room", 3),
@@ -120,7 +115,7 @@ def draft_hotels(d: Draft) -> None:
     rng = d.rng("hotels")
     local = d.local_currency
     quotes = [local, d.currency] if d.route.party_quotes and d.currency != local else [local]
-    for i in range(HOTEL_COUNT[d.tier]):
+    for i in range(d.size.hotels):
         currency = quotes[1] if len(quotes) > 1 and rng.random() < 0.3 else local
         stars = rng.randint(2, 5)
         types = sorted(rng.sample(ROOM_TYPES, rng.randint(2, 4)), key=lambda t: t[2])

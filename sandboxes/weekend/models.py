@@ -12,8 +12,8 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "Airline", "Booking", "Fare", "Flight", "FlightTruth", "Hotel", "HotelFee", "Rate", "Report",
-    "ReportLine", "Room", "Traveller", "Trip", "Truth", "WeekendBase",
+    "Airline", "Booking", "Fare", "Flight", "FlightTruth", "Hotel", "HotelFee", "Rate", "Room", "Traveller", "Trip",
+    "Truth", "WeekendBase",
 ]
 
 
@@ -152,19 +152,6 @@ class Booking(WeekendBase, table=True):
     refund_minor: int = 0
     booked_at: str
 
-
-class Report(WeekendBase, table=True):
-    __tablename__ = "report"
-    id: int = Field(default=1, primary_key=True)
-    status: str
-
-
-class ReportLine(WeekendBase, table=True):
-    __tablename__ = "report_line"
-    seq: int = Field(primary_key=True)
-    ref: str
-    outcome: str
-    note: str = ""
 
 
 class Truth(WeekendBase, table=True):

@@ -15,15 +15,21 @@ from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.claims import ReportItem
-from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
+from sandboxes.kit.report import ReportKit
+from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
+from sandboxes.kit.versions import TaskParams
 from sandboxes.weekend import checks, listing, reading
-from sandboxes.weekend.models import Airline, Booking, Fare, Flight, Hotel, Report, ReportLine, Room, Traveller
+from sandboxes.weekend.models import Airline, Booking, Fare, Flight, Hotel, Room, Traveller, WeekendBase
 from sandboxes.weekend.places import AIRPORTS
 
 __all__ = [
     "book_flight", "book_hotel", "cancel_booking", "exchange_rate", "fare_rules", "hotel_terms", "search_flights",
     "search_hotels", "submit_report", "tools_for",
 ]
+
+REPORT = ReportKit(WeekendBase.metadata, outcomes=("booked", "cancelled"), refs=Booking, ref_name="booking ID")
+"""The report: one item per booking."""
+
 
 @tool(mutates=False)
 def search_flights(
@@ -235,25 +241,20 @@ def cancel_booking(ctx: ToolContext, booking_id: str) -> dict[str, Any]:
 @tool(mutates=True)
 def submit_report(
     ctx: ToolContext, status: Literal["done", "partly_done", "not_done"], items: list[ReportItem]
-) -> dict[str, str]:
+) -> dict[str, JsonValue]:
     """Finish the job: say how it went, with one item per booking. This ends the work.
 
     Args:
         status: done (everything booked as asked), partly_done, or not_done.
         items: One per booking: ref is the booking ID, outcome is "booked" or "cancelled".
     """
-    if ctx.session.get(Report, 1) is not None:
-        raise ToolError("conflict", "the report was already submitted")
-    ctx.session.add(Report(id=1, status=status))
-    for i, item in enumerate(items, start=1):
-        ctx.session.add(ReportLine(seq=i, ref=item.ref, outcome=item.outcome, note=item.note))
-    return {"status": "received"}
+    return REPORT.submit(ctx, status, items)
 
 
-def tools_for(tier: str) -> list[Tool]:
-    """The tools of a tier: Hard v3 (and v3.1) add the calculator."""
+def tools_for(params: TaskParams[Any]) -> list[Tool]:
+    """The tools under a task version's ``params``: the calculator joins where they say."""
     found = [search_flights, fare_rules, search_hotels, hotel_terms, exchange_rate, book_flight, book_hotel,
              cancel_booking]
-    if tier in ("hard-v3", "hard-v3.1"):
+    if params.calculator:
         found.append(calculate)
     return [*found, submit_report]

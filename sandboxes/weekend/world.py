@@ -1,7 +1,7 @@
 """Building one weekend world from its seed: where, when, who, then flights, hotels and traps.
 
-Hard v3.1 is the Hard v3 world (the job is unchanged in v3.1), so both draw with
-"hard-v3" as the key. On the Hard tiers the weekend is one whose Sunday brings a
+A task version is its row of `VERSIONS`: Hard v3.1 is the Hard v3 world (the job is
+unchanged in v3.1), so both draw with "hard-v3" as the key. On the Hard tiers the weekend is one whose Sunday brings a
 real clock change, found in the tz database (tzdata, through `kit.clock.zone`) for
 the seed's year and the route's zones, never hard-coded.
 """
@@ -16,9 +16,10 @@ from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.job import Setup
 from sandboxes.kit.rng import rng_for
+from sandboxes.kit.versions import TaskParams
 from sandboxes.kit.world import Plant
 from sandboxes.weekend import brief, plants, reading
-from sandboxes.weekend.builder import Draft, Party
+from sandboxes.weekend.builder import Draft, Party, Size
 from sandboxes.weekend.flights import draft_airlines, draft_flights
 from sandboxes.weekend.hotels import draft_hotels
 from sandboxes.weekend.models import Traveller, Trip, Truth
@@ -27,12 +28,17 @@ from sandboxes.weekend.plans import budget_for, check_plans, plan_for
 from sandboxes.weekend.tools import tools_for
 
 __all__ = [
-    "calm_weekends", "change_weekend", "clock_shift", "make_party", "pick_weekend", "populate", "world_key",
+    "VERSIONS", "calm_weekends", "change_weekend", "clock_shift", "make_party", "pick_weekend", "populate",
 ]
 
-
-def world_key(task_version: str) -> str:
-    return "hard-v3" if task_version == "hard-v3.1" else task_version
+_V3 = Size(airlines=10, flights_per_day=44, flights_per_other_day=14, hotels=126)
+VERSIONS: dict[str, TaskParams[Size]] = {
+    "normal-1.0": TaskParams("normal-1.0", Size(airlines=3, flights_per_day=5, flights_per_other_day=0, hotels=4)),
+    "hard-v2": TaskParams("hard-v2", Size(airlines=6, flights_per_day=18, flights_per_other_day=5, hotels=26)),
+    "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
+    "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),
+}
+"""What each task version means for the weekend job (no tool is forbidden here)."""
 
 
 def _offset(moment: datetime, zone_name: str) -> timedelta:
@@ -133,11 +139,12 @@ def _usd(rng: random.Random, route: Route, tier: str) -> dict[str, Decimal]:
 
 
 def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
-    tier = world_key(task_version)
+    params = VERSIONS[task_version]
+    tier = params.builds_from
     route, windows, start = pick_weekend(rng_for("weekend", tier, seed, "weekend"), tier)
     party = make_party(rng_for("weekend", tier, seed, "party"), tier)
     d = Draft(seed, tier, route, windows, party, AIRPORTS[route.home].currency,
-              _usd(rng_for("weekend", tier, seed, "rates"), route, tier))
+              _usd(rng_for("weekend", tier, seed, "rates"), route, tier), params.size)
     draft_airlines(d)
     standard = draft_flights(d)
     planted: list[Plant] = [plants.plant_pol_002(d), plants.plant_tim_001(d, standard)]
@@ -161,5 +168,5 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     truth = Truth(out_fare=plan.out[2], back_fare=plan.back[2], hotel_id=plan.hotel.hotel_id, room=plan.hotel.room,
                   rooms=plan.hotel.rooms, total_minor=plan.total)
     d.write(db, [trip, truth, *party.travellers])
-    return Setup(brief=brief.text(trip, party.travellers), clock_start=start, tools=tools_for(tier),
-                 plants=tuple(planted), forbidden_tools=brief.FORBIDDEN_TOOLS)
+    return Setup(brief=brief.text(trip, party.travellers, params), clock_start=start, tools=tools_for(params),
+                 plants=tuple(planted))

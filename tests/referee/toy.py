@@ -16,6 +16,7 @@ from sandboxes.kit import (
     Policy,
     ReportItem,
     Setup,
+    TaskParams,
     ToolContext,
     ToolError,
     World,
@@ -99,5 +100,5 @@ def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
     yield Call("submit_report", {"status": "done", "items": []})
 
 
-JOB = Job(slug="toy", variants={"normal-1.0": "toy"}, metadata=ToyBase.metadata, populate=populate,
-          goals=goals, claims=claims, play=play)
+JOB = Job(slug="toy", metadata=ToyBase.metadata, versions={"normal-1.0": TaskParams("normal-1.0", None)},
+          populate=populate, goals=goals, claims=claims, play=play, unlisted_variants={"normal-1.0": "toy"})

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandboxes.kit import IdSequence, Money, VirtualClock, rng_for, zone
+from sandboxes.kit import Money, VirtualClock, rng_for, zone
 from sandboxes.kit.money import CURRENCIES, minor_digits
 
 
@@ -99,7 +99,3 @@ def test_money_parses_exactly_or_refuses(amount: Decimal, currency: str) -> None
         with pytest.raises(ValueError, match="more decimals"):
             Money.parse(text, currency)
 
-
-def test_ids_are_a_counter() -> None:
-    ids = IdSequence("T", width=3)
-    assert [ids.next(), ids.next()] == ["T-001", "T-002"]

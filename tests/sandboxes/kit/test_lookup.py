@@ -1,4 +1,4 @@
-"""The kit's shared helpers: a record by ID, a page, a new ID from the rows, report items, the world as built."""
+"""The kit's shared helpers: a record by ID, a page, a new ID from the rows, the world as built."""
 
 from __future__ import annotations
 
@@ -8,8 +8,19 @@ import pytest
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-from sandboxes.kit import Call, Job, Observation, Policy, Setup, ToolBox, ToolContext, ToolError, VirtualClock, tool
-from sandboxes.kit.claims import ReportItem, check_report_items
+from sandboxes.kit import (
+    Call,
+    Job,
+    Observation,
+    Policy,
+    Setup,
+    TaskParams,
+    ToolBox,
+    ToolContext,
+    ToolError,
+    VirtualClock,
+    tool,
+)
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.lookup import count_rows, get_or_not_found, next_id, page_of
 
@@ -118,8 +129,9 @@ def _play(observation: Observation, falls_for: frozenset[str]) -> Policy:
     yield Call("write_note", {"text": "hello"})
 
 
-NOTES = Job(slug="notes", variants={"normal-1.0": "notes-1"}, metadata=_Base.metadata, populate=_populate,
-            goals=lambda world: [], claims=lambda world: [], play=_play)
+NOTES = Job(slug="notes", metadata=_Base.metadata, versions={"normal-1.0": TaskParams("normal-1.0", None)},
+            populate=_populate, goals=lambda world: [], claims=lambda world: [], play=_play,
+            unlisted_variants={"normal-1.0": "notes-1"})
 
 
 def test_initial_snapshot_is_the_world_as_built_not_as_changed() -> None:
@@ -130,17 +142,3 @@ def test_initial_snapshot_is_the_world_as_built_not_as_changed() -> None:
     assert world.initial_snapshot() == built
     assert world.initial_snapshot() == NOTES.build(7, "normal-1.0").snapshot()
     assert len(world.snapshot()["note"]) == 4, "reading the start leaves this world's own rows alone"
-
-
-def test_check_report_items_passes_a_good_report_and_refuses_what_goals_cannot_read() -> None:
-    good = [ReportItem(ref="B-1", outcome="paid"), ReportItem(ref="B-2", outcome="not_paid", note="no money")]
-    check_report_items(good, ("paid", "not_paid"))
-    check_report_items([], ("paid",))
-    with pytest.raises(ToolError) as wrong:
-        check_report_items([*good, ReportItem(ref="B-3", outcome="maybe"), ReportItem(ref="B-4", outcome="lost")],
-                           ("paid", "not_paid"))
-    assert (wrong.value.kind, wrong.value.message) == (
-        "bad_arguments", "unknown outcome(s) ['lost', 'maybe']; use paid, not_paid")
-    with pytest.raises(ToolError) as many:
-        check_report_items([ReportItem(ref=f"B-{i}", outcome="paid") for i in range(201)], ("paid",))
-    assert (many.value.kind, many.value.message) == ("bad_arguments", "at most 200 items")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sandboxes.spreadsheet.builder import Row
-from sandboxes.spreadsheet.world import SIZES, check_against_rules
+from sandboxes.spreadsheet.world import VERSIONS, check_against_rules
 from tests.sandboxes.spreadsheet.helpers import JOB, TIERS
 
 PLANTED = {
@@ -33,7 +33,7 @@ def test_sizes_per_tier(tier: str, rows: int, groups: int, holds: int) -> None:
     assert len(snap["sheet_row"]) == rows
     assert len({t["group_id"] for t in snap["row_truth"] if t["group_id"]}) == groups
     assert len(snap["legal_hold"]) == holds
-    assert sum(t["role"] == "blank" for t in snap["row_truth"]) == SIZES[tier.replace(".1", "")].blanks
+    assert sum(t["role"] == "blank" for t in snap["row_truth"]) == VERSIONS[tier].size.blanks
     assert len(snap["linked_record"]) > rows // 2
 
 

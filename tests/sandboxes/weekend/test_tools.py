@@ -185,7 +185,8 @@ def test_bad_arguments_are_refused_clearly_and_change_nothing() -> None:
 
 def test_submit_report_is_taken_once() -> None:
     world = fresh(1, "normal-1.0")
-    assert ok(world, "submit_report", status="not_done", items=[]) == {"status": "received"}
+    assert ok(world, "submit_report", status="not_done", items=[]) == {
+        "received": True, "status": "not_done", "items": 0}
     _refused(world, "submit_report", "conflict", "already", status="done", items=[])
     _refused(world, "submit_report", "bad_arguments", "status", status="finished", items=[])
 
