@@ -8,6 +8,7 @@ from typing import Any
 
 from referee.boards import failure_modes, leaderboard
 from referee.export import ExportResult, export_dataset, verify_dataset
+from referee.export.manifest import Failures
 from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
 from referee.keys import load_periods
 from referee.outcomes import BoutRecord
@@ -88,5 +89,5 @@ def export(db: str | None, out: Path, season: str | None) -> ExportResult:
         store.close()
 
 
-def verify_export(root: Path, keys: list[Path] | None) -> list[str]:
+def verify_export(root: Path, keys: list[Path] | None) -> Failures:
     return verify_dataset(root, keyring(keys), load_periods(keys or [keys_dir()]))

@@ -28,7 +28,7 @@ import nacl.exceptions
 from nacl.signing import SigningKey, VerifyKey
 
 from referee.canonical import canonical_bytes, strict_loads
-from referee.errors import KeyFileError, SignatureInvalid, UnknownKey, Unverifiable
+from referee.errors import KeyFileError, LogCorrupt, SignatureInvalid, UnknownKey, Unverifiable
 
 __all__ = [
     "ENV_KEY", "ENV_KEY_FILE", "PAYLOAD_TYPE", "ArenaKey", "Keyring", "Opened", "envelope_bytes",
@@ -221,6 +221,17 @@ class Keyring:
                 ring.add(_decode_key(text, f"public key file {file}", 32))
         return ring
 
+    def signer_of(self, message: bytes, signature: bytes) -> str | None:
+        """The id of the key in this ring whose signature ``signature`` is, if any: how an
+        edited keyid is told apart from a key we do not hold."""
+        for kid, verify_key in self._keys.items():
+            try:
+                verify_key.verify(message, signature)
+            except (nacl.exceptions.CryptoError, ValueError):
+                continue
+            return kid
+        return None
+
     def get(self, kid: str) -> Any:
         """The pinned ``VerifyKey`` for ``kid``, or None."""
         return self._keys.get(kid)
@@ -269,8 +280,10 @@ def _fields(doc: Any) -> tuple[str, str, str, str]:
     payload, kind, signatures = doc.get("payload"), doc.get("payloadType"), doc.get("signatures")
     if not isinstance(payload, str) or not isinstance(kind, str):
         bad("payload and payloadType must be strings")
-    if not isinstance(signatures, list) or len(signatures) != 1 or not isinstance(signatures[0], dict):
+    if not isinstance(signatures, list) or not signatures or not isinstance(signatures[0], dict):
         bad("expected exactly one signature")
+    if len(signatures) != 1:  # the arena writes one; a second entry is an edit of a signed envelope
+        raise SignatureInvalid(f"the envelope holds {len(signatures)} signatures where the arena writes one")
     kid, sig = signatures[0].get("keyid"), signatures[0].get("sig")
     if not isinstance(kid, str) or not isinstance(sig, str):
         bad("a signature needs keyid and sig strings")
@@ -297,19 +310,24 @@ def open_envelope(data: bytes, keyring: Keyring, payload_type: str = PAYLOAD_TYP
     same signature would verify and the envelope's SHA-256 would not pin it.
 
     Raises:
-        LogCorrupt: not JSON, or JSON a strict reader refuses.
-        Unverifiable: not an envelope.
+        Unverifiable: not JSON a strict reader accepts, or not an envelope.
         UnknownKey: signed by a key outside the keyring.
-        SignatureInvalid: bad base64, a signature that does not match, the wrong
-            payload type, or bytes that are not canonical.
+        SignatureInvalid: bad base64, a signature that does not match, a keyid edited away
+            from the key that signed, a second signature entry, the wrong payload type, or
+            bytes that are not canonical.
     """
-    doc = strict_loads(data)
+    try:
+        doc = strict_loads(data)
+    except LogCorrupt as err:
+        raise Unverifiable(f"not a bout log envelope: {err}") from None
     payload_b64, kind, kid, sig_b64 = _fields(doc)
     payload = _b64decode(payload_b64, "payload")
     signature = _b64decode(sig_b64, "signature")
     verify_key = keyring.get(kid)
     if verify_key is None:
         shown = kid if _HEX_ID.fullmatch(kid) else repr(kid[:80])
+        if keyring.signer_of(pae(kind, payload), signature) is not None:
+            raise SignatureInvalid(f"the keyid was changed: {shown} names no key, but a key we hold signed it")
         raise UnknownKey(f"signed by unknown key {shown}")
     try:
         verify_key.verify(pae(kind, payload), signature)

@@ -159,5 +159,5 @@ def dataset_verify(root: Path, key: KeyOpt = None) -> None:
     for line in failures:
         typer.echo(f"NOT VERIFIED: {line}")
     if failures:
-        raise typer.Exit(1)
+        raise typer.Exit(failures.exit_code)
     typer.echo("Verified")

@@ -25,6 +25,7 @@ __all__ = [
     "SIGNATURE",
     "STATEMENT_TYPE",
     "SUMS",
+    "Failures",
     "sign_manifest",
     "statement",
     "sums",
@@ -50,32 +51,48 @@ def sums(files: Mapping[str, bytes]) -> bytes:
     return "".join(f"{sha256_hex(data)}  {name}\n" for name, data in sorted(files.items())).encode()
 
 
-def _read(root: Path, name: str, failures: list[str]) -> bytes | None:
+class Failures(list[str]):
+    """Every failure found in a dataset, in order (empty: Verified). ``exit_code`` is the worst
+    cause, coded as `arena verify` codes it: 1 the files show a change, 2 cannot decide (a key
+    we do not hold, a manifest that is not one)."""
+
+    exit_code: int = 0
+
+    def add(self, line: str, code: int = 1) -> None:
+        self.append(line)
+        self.exit_code = max(self.exit_code, code)
+
+
+def _read(root: Path, name: str, failures: Failures) -> bytes | None:
     path = root / name
     if not path.is_file():
-        failures.append(f"{name}: missing")
+        failures.add(f"{name}: missing")
         return None
     return path.read_bytes()
 
 
-def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None) -> list[str]:
+def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None) -> Failures:
     """Every failure found in an exported dataset; an empty list means Verified."""
-    failures: list[str] = []
+    failures = Failures()
     manifest, signature = _read(root, MANIFEST, failures), _read(root, SIGNATURE, failures)
     if manifest is None or signature is None:
         return failures
     try:
         opened = open_envelope(signature, ring, STATEMENT_TYPE)
         if opened.payload != manifest:
-            failures.append(f"{MANIFEST}: does not match the signed manifest")
+            failures.add(f"{MANIFEST}: does not match the signed manifest")
         doc = strict_loads(opened.payload)
         subjects = {s["name"]: s["digest"]["sha256"] for s in doc["subject"]}
         predicate = doc["predicate"]
-    except (SignatureInvalid, LogCorrupt, Unverifiable, KeyError, TypeError) as err:
-        return [*failures, f"{SIGNATURE}: {err or type(err).__name__}"]
+    except (SignatureInvalid, LogCorrupt) as err:
+        failures.add(f"{SIGNATURE}: {err}")
+        return failures
+    except (Unverifiable, KeyError, TypeError) as err:
+        failures.add(f"{SIGNATURE}: {err or type(err).__name__}", 2)
+        return failures
     present = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
     for name in sorted(present - set(subjects) - {MANIFEST, SIGNATURE, SUMS}):
-        failures.append(f"{name}: not in the manifest")
+        failures.add(f"{name}: not in the manifest")
     contents: dict[str, bytes] = {}
     for name, digest in sorted(subjects.items()):
         data = _read(root, name, failures)
@@ -83,23 +100,23 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
             continue
         contents[name] = data
         if sha256_hex(data) != digest:
-            failures.append(f"{name}: SHA-256 does not match the manifest")
+            failures.add(f"{name}: SHA-256 does not match the manifest")
     sums_file = _read(root, SUMS, failures)
     if sums_file is not None and sums_file != sums({**contents, MANIFEST: manifest, SIGNATURE: signature}):
-        failures.append(f"{SUMS}: does not match the files")
+        failures.add(f"{SUMS}: does not match the files")
     for name, season in predicate.get("seasons", {}).items():
         leaves: list[bytes] = []
         for leaf in season["leaves"]:
             envelope = contents.get(f"logs/{leaf['bout_id']}.bout.json")
             if envelope is None:
-                failures.append(f"season {name!r}: log of {leaf['bout_id']} missing")
+                failures.add(f"season {name!r}: log of {leaf['bout_id']} missing")
                 continue
             check = verify_bytes(envelope, ring, periods)
             if check.log is None:
-                failures.append(f"logs/{leaf['bout_id']}.bout.json: NOT VERIFIED: {check.reason}")
+                failures.add(f"logs/{leaf['bout_id']}.bout.json: NOT VERIFIED: {check.reason}", check.exit_code)
                 continue
             leaves.append(leaf_bytes(leaf["bout_id"], len(leaves), check.log_sha256, sha256_hex(envelope)))
         if merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
-            failures.append(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
+            failures.add(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
     return failures
 

@@ -122,6 +122,7 @@ def test_every_change_is_named(store: Store, key: ArenaKey, ring: Keyring, tmp_p
     assert f"logs/{victim.name}: missing" in failures
     assert "extra.txt: not in the manifest" in failures
     assert any("Merkle root" in f for f in failures)
+    assert failures.exit_code == 1  # a change, coded as `arena verify` codes one
     assert "SHA256SUMS: does not match the files" in failures
 
 
@@ -130,7 +131,9 @@ def test_a_forged_manifest_fails(store: Store, key: ArenaKey, ring: Keyring, tmp
     stranger = ArenaKey(bytes(range(32)))
     other = _export(store, tmp_path / "e", stranger, ring)
     (out / "manifest.sig.json").write_bytes((other / "manifest.sig.json").read_bytes())
-    assert any("unknown key" in f for f in verify_dataset(out, ring, {}))
+    failures = verify_dataset(out, ring, {})
+    assert any("unknown key" in f for f in failures)
+    assert failures.exit_code == 2  # a key we do not hold: cannot decide, as `arena verify` says
 
 
 def test_export_refuses_a_busy_folder_and_an_empty_store(store: Store, key: ArenaKey, ring: Keyring,

@@ -145,3 +145,44 @@ def test_every_signature_also_verifies_with_the_cryptography_package(envelopes: 
         env = json.loads(envelope)
         payload = base64.b64decode(env["payload"])
         public.verify(base64.b64decode(env["signatures"][0]["sig"]), pae(env["payloadType"], payload))
+
+
+def _edited(envelope: bytes, edit: Any) -> bytes:
+    doc = json.loads(envelope)
+    edit(doc)
+    return canonical_bytes(doc)
+
+
+def _flip_keyid(doc: dict[str, Any]) -> None:
+    kid = doc["signatures"][0]["keyid"]
+    doc["signatures"][0]["keyid"] = ("0" if kid[0] != "0" else "1") + kid[1:]
+
+
+def _second_signature(doc: dict[str, Any]) -> None:
+    doc["signatures"].append(dict(doc["signatures"][0]))
+
+
+@pytest.mark.parametrize(("edit", "code"), [(_flip_keyid, 1), (_second_signature, 1)])
+def test_an_edited_signature_entry_is_tampering_not_an_unknown_key(
+    envelopes: tuple[bytes, bytes], ring: Keyring, edit: Any, code: int,
+) -> None:
+    """A keyid changed away from the key that signed, or a duplicated entry, is an edit: exit 1."""
+    check = verify_bytes(_edited(envelopes[0], edit), ring)
+    assert (check.status, check.exit_code) == ("failed", code), check.reason
+
+
+def test_a_file_that_is_not_json_is_not_a_log(ring: Keyring) -> None:
+    for data in (b"hello", b"\xff\xfe", b'{"payload": NaN}', b""):
+        check = verify_bytes(data, ring)
+        assert (check.status, check.exit_code) == ("unverifiable", 2), (data, check.reason)
+
+
+def test_a_key_we_do_not_hold_is_still_an_unknown_key(envelopes: tuple[bytes, bytes], key: ArenaKey) -> None:
+    check = verify_bytes(envelopes[0], _ring_of(OTHER))
+    assert (check.status, check.exit_code) == ("unverifiable", 2) and "unknown key" in check.reason
+
+
+def _ring_of(other: ArenaKey) -> Keyring:
+    ring = Keyring()
+    ring.add(other.public_bytes)
+    return ring
