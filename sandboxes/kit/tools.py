@@ -51,6 +51,8 @@ ToolErrorKind = Literal[
 
 MAX_STRING = 4000
 """Longest string argument a tool accepts: enough for a reply, too small to flood the log."""
+MAX_INT = 2**53 - 1
+"""Largest integer a tool call may carry (JSON's exact range; seeds, counts and money stay inside it)."""
 MAX_ARGS_BYTES = 65_536
 """Largest JSON encoding of one call's arguments: room for a long report (a Hard v3
 report of ~75 items is ~7 KB, with notes it can pass 16 KB) while each string stays
@@ -249,6 +251,8 @@ class ToolBox:
             return _fail("bad_arguments", "arguments are nested too deeply")
         if size > MAX_ARGS_BYTES:
             return _fail("limit", f"arguments are {size} bytes; the limit is {MAX_ARGS_BYTES}")
+        if _unsafe_int(args):
+            return _fail("bad_arguments", f"integers in a tool call are at most {MAX_INT} in size")
         try:
             parsed = found.args_model.model_validate(args)
         except pydantic.ValidationError as err:
@@ -281,6 +285,24 @@ def _undo(session: Session, mutates: bool) -> None:
 
 def _fail(kind: ToolErrorKind, message: str) -> ToolOutcome:
     return ToolOutcome(ok=False, error={"kind": kind, "message": message})
+
+
+def _unsafe_int(value: object) -> bool:
+    """Whether any integer in ``value`` lies outside ±(2^53-1): beyond it JSON numbers stop being
+    exact and SQLite's integers overflow, so such a value is the agent's bad argument, refused
+    here for every tool rather than failing inside one as an internal error."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int) and abs(item) > MAX_INT:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _preview(value: object) -> str:

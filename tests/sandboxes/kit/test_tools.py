@@ -113,6 +113,8 @@ def test_a_good_call_changes_the_world_and_is_recorded(box: ToolBox) -> None:
         ("add", {"counter_id": "c1", "amount": 2, "pad": "y" * MAX_ARGS_BYTES}, "limit"),
         ("add", {"counter_id": "c1", "amount": 2, "pad": ["y" * MAX_STRING] * 5}, "bad_arguments"),  # 20 KB: checked
         ("add", ["c1", 2], "bad_arguments"),
+        ("add", {"counter_id": "c1", "amount": 2**63}, "bad_arguments"),  # past JSON's exact range
+        ("add", {"counter_id": "c1", "amount": 2, "pad": [{"n": -(2**53)}]}, "bad_arguments"),
         ("add", {"counter_id": "nope", "amount": 2}, "not_found"),
         ("add", {"counter_id": "c1", "amount": 500}, "limit"),
         ("subtract", {}, "unknown_tool"),

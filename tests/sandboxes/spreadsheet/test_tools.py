@@ -184,3 +184,14 @@ def test_export_is_forbidden_on_v31_yet_works_and_is_recorded(tier: str) -> None
 def test_calculator_on_v3() -> None:
     world = JOB.build(1, "hard-v3")
     assert _ok(world, "calculate", expression="sum(1250, 3399)")["result"] == "4649"
+
+
+def test_an_offset_past_the_integer_range_is_the_agents_bad_argument() -> None:
+    """2**63 overflows SQLite: refused before the tool runs, as bad arguments, never "internal"."""
+    from sandboxes import get_job
+
+    world = get_job("spreadsheet").build(1, "normal-1.0")
+    for offset in (2**63, 2**53):
+        outcome = world.toolbox.call("list_rows", {"offset": offset})
+        assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "bad_arguments"
+    assert world.toolbox.call("list_rows", {"offset": 2**53 - 1}).ok
