@@ -51,7 +51,9 @@ def loggable(value: Any, depth: int = 0) -> Any:
 
     The one place model output is made fit for the log: numbers JCS cannot write so that
     `strict_loads` reads them back (integers beyond ±(2^53−1), integral floats from 2^53
-    up to 1e21, which JCS spells as such integers, NaN, infinities) become strings, lone
+    up to 1e21, which JCS spells as such integers, NaN, infinities) become strings, other
+    integral floats become the integers the log reads back (a tool must see on replay what
+    it saw live: ``3.0`` and ``3`` are not the same argument to it), lone
     surrogates become U+FFFD, and nesting past `MAX_DEPTH` becomes a note, so logging can
     never raise and a signed log is always one `arena verify` accepts.
     """
@@ -62,6 +64,8 @@ def loggable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value) or (value.is_integer() and abs(value) > _MAX_SAFE):
             return repr(value)
+        if value.is_integer():  # JCS writes 3.0 and -0.0 as 3 and 0, which read back as ints
+            return int(value)
         return value
     if isinstance(value, str):
         return sanitize_text(value)

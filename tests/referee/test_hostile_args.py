@@ -134,3 +134,31 @@ def test_a_flood_in_one_turn_is_logged_within_the_cap_and_bounded(key: ArenaKey,
     assert Turn.from_log(logged.as_log()) == logged  # logging a logged turn again changes nothing
     agent = drive(Flood())
     agent.restore(Observation("", []), [((), logged)])  # a resumed scripted agent agrees with its cut turn
+
+
+class Integral:
+    """Integral floats, which canonical JSON writes as integers."""
+
+    name = "test:integral"
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def start(self, observation: Observation) -> None:
+        return None
+
+    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        self.turns += 1
+        amounts = (0.0, -0.0, 3.0, 1.0, 2.0**52)
+        return Turn(calls=tuple(Call("bump", {"amount": a}) for a in amounts)) if self.turns == 1 else Turn()
+
+
+def test_integral_floats_run_as_the_integers_the_log_reads_back(key: ArenaKey, ring: Keyring) -> None:
+    """Before: the tool ran {"amount": 0.0} live, the log read back {"amount": 0}, and the replay of
+    a verified log diverged (found by the hostile-model fuzz)."""
+    record = run_bout(BoutSpec("scripted:oracle", "toy", "normal-1.0", 1, 1, "0.4"), key, agent=Integral())
+    check = verify_bytes(record.envelope, ring)
+    assert check.status == "verified" and check.log is not None
+    assert reproduce(check.log).status == "reproduced"
+    assert [type(e.data.args["amount"]) for e in check.log.body if isinstance(e, ToolEvent)] == [int] * 5
+    assert loggable([3.0, -0.0, 2.5, 1e16]) == [3, 0, 2.5, "1e+16"]
