@@ -26,7 +26,7 @@ from typing import Any
 
 from catalog import Caps, RulesVersion, load_catalog
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, make_agent
-from referee.agents.base import loggable, loggable_args
+from referee.agents.base import Turn, loggable, loggable_args, loggable_name
 from referee.agents.http import ProviderDown
 from referee.canonical import digest, sanitize_text, sha256_hex
 from referee.errors import ProviderError, RateLimited, ResumeError
@@ -201,8 +201,8 @@ async def _play(bout: Bout, deadline: float | None) -> str:
             if bout.calls >= caps.tool_calls:
                 writer.append("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
                 return "cap"
-            args = loggable_args(call.args)  # the world runs exactly what the log shows
-            outcome = world.toolbox.call(call.name, args)
+            name, args = loggable_name(call.name), loggable_args(call.args)  # the world runs what the log shows
+            outcome = world.toolbox.call(name, args)
             record = world.toolbox.history[-1]
             bout.calls += 1
             bout.call_seq[record.index] = writer.append("tool", {
@@ -211,12 +211,12 @@ async def _play(bout: Bout, deadline: float | None) -> str:
                 **loggable(outcome.as_json()),
             })
             bout.results.append(outcome)
-            if call.name == world.end_tool and outcome.ok:
+            if name == world.end_tool and outcome.ok:
                 return "report"
         if bout.turns >= caps.turns:
             writer.append("cap.reached", {"cap": "turns", "limit": caps.turns})
             return "cap"
-        turn = await _next_turn(bout, deadline)
+        turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.calls)
         bout.turns += 1
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
@@ -226,7 +226,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         bout.pending, bout.results = list(turn.calls), []
 
 
-async def _next_turn(bout: Bout, deadline: float | None) -> Any:
+async def _next_turn(bout: Bout, deadline: float | None) -> Turn:
     if deadline is None:
         return await bout.driver.next_turn(bout.results)
     if time.monotonic() >= deadline:

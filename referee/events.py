@@ -121,6 +121,7 @@ class ModelTurnData(_Model):
     calls: list[TurnCall]
     usage: Usage
     cut_off: AlwaysTrue | None = None
+    dropped: int | None = None  # calls past the tool-call cap: never run, not logged
 
 
 class ToolEventData(_Model):

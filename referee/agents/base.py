@@ -12,6 +12,7 @@ for byte the one the model would have seen without the interruption.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -26,7 +27,7 @@ from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
 
 __all__ = ["CUT_OFF", "Agent", "Driver", "Exchange", "ModelAgent", "Turn", "Usage", "drive", "loggable",
-           "loggable_args"]
+           "loggable_args", "loggable_name", "loggable_text"]
 
 _MAX_SAFE = 2**53 - 1
 
@@ -41,6 +42,8 @@ TOO_DEEP = "(nested too deeply)"
 MAX_LOGGED_ARGS = 65_536
 """Arguments larger than this (as JSON; the toolbox's own limit) are logged as a digest and a prefix."""
 PREFIX = 1024
+MAX_LOGGED_TEXT = 65_536
+"""Most characters of a turn's text kept in a log; a tool name or call id keeps at most `PREFIX`."""
 
 
 def loggable(value: Any, depth: int = 0) -> Any:
@@ -48,7 +51,9 @@ def loggable(value: Any, depth: int = 0) -> Any:
 
     The one place model output is made fit for the log: numbers JCS cannot write so that
     `strict_loads` reads them back (integers beyond ±(2^53−1), integral floats from 2^53
-    up to 1e21, which JCS spells as such integers, NaN, infinities) become strings, lone
+    up to 1e21, which JCS spells as such integers, NaN, infinities) become strings, other
+    integral floats become the integers the log reads back (a tool must see on replay what
+    it saw live: ``3.0`` and ``3`` are not the same argument to it), lone
     surrogates become U+FFFD, and nesting past `MAX_DEPTH` becomes a note, so logging can
     never raise and a signed log is always one `arena verify` accepts.
     """
@@ -59,6 +64,8 @@ def loggable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value) or (value.is_integer() and abs(value) > _MAX_SAFE):
             return repr(value)
+        if value.is_integer():  # JCS writes 3.0 and -0.0 as 3 and 0, which read back as ints
+            return int(value)
         return value
     if isinstance(value, str):
         return sanitize_text(value)
@@ -86,6 +93,23 @@ def loggable_args(args: Any) -> Any:
                                  "prefix": sanitize_text(text[:PREFIX])}}
 
 
+def loggable_text(text: str, most: int = MAX_LOGGED_TEXT) -> str:
+    """Text a model wrote (what it said, a tool name, a call id) as logged: sanitised and, past
+    ``most`` characters, cut to a prefix followed by the whole's length and SHA-256, so a
+    model answering with megabytes cannot swell a signed log past what `arena verify` reads.
+    The result is never longer than ``most``, so logging a logged text again changes nothing."""
+    text = sanitize_text(text)
+    if len(text) <= most:
+        return text
+    note = f"... (cut: {len(text)} characters, sha256 {hashlib.sha256(text.encode()).hexdigest()})"
+    return text[:most - len(note)] + note
+
+
+def loggable_name(name: object) -> str:
+    """A tool name or call id as logged (and as the toolbox is then asked for it)."""
+    return loggable_text(name if isinstance(name, str) else str(loggable(name)), PREFIX)
+
+
 @dataclass(frozen=True)
 class Usage:
     """Tokens a turn cost (zero for scripted agents)."""
@@ -98,8 +122,9 @@ class Usage:
 class Turn:
     """One turn of an agent: what it said and the tool calls it made (none means it stopped).
 
-    ``ids`` are the provider's call ids (kept so a resumed conversation matches), and
-    ``cut_off`` marks a reply the token limit truncated.
+    ``ids`` are the provider's call ids (kept so a resumed conversation matches),
+    ``cut_off`` marks a reply the token limit truncated, and ``dropped`` counts calls past
+    the bout's tool-call cap, never run and not logged (see `within`).
     """
 
     text: str = ""
@@ -107,20 +132,33 @@ class Turn:
     usage: Usage = Usage()
     ids: Sequence[str] = field(default_factory=tuple)
     cut_off: bool = False
+    dropped: int = 0
+
+    def within(self, budget: int) -> Turn:
+        """This turn with at most ``budget`` calls plus the one that passes the cap (so the log
+        shows why the bout stopped); the rest can never run, so they are counted, not kept.
+        A model sending thousands of calls in one turn cannot grow the log past the cap."""
+        keep = max(budget, 0) + 1
+        if len(self.calls) <= keep:
+            return self
+        return dataclasses.replace(self, calls=tuple(self.calls[:keep]), ids=tuple(self.ids[:keep]),
+                                   dropped=self.dropped + len(self.calls) - keep)
 
     def as_log(self) -> dict[str, Any]:
         calls: list[dict[str, Any]] = []
         for i, call in enumerate(self.calls):
-            entry = {"name": loggable(call.name), "args": loggable_args(call.args)}
+            entry = {"name": loggable_name(call.name), "args": loggable_args(call.args)}
             if i < len(self.ids) and self.ids[i]:
-                entry["id"] = loggable(self.ids[i])
+                entry["id"] = loggable_name(self.ids[i])
             calls.append(entry)
         data: dict[str, Any] = {
-            "text": sanitize_text(self.text), "calls": calls,
+            "text": loggable_text(self.text), "calls": calls,
             "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
         }
         if self.cut_off:
             data["cut_off"] = True
+        if self.dropped:
+            data["dropped"] = self.dropped
         return data
 
     @classmethod
@@ -133,6 +171,7 @@ class Turn:
             usage=Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0)),
             ids=tuple(c.get("id", "") for c in calls),
             cut_off=bool(data.get("cut_off", False)),
+            dropped=int(data.get("dropped", 0)),
         )
 
 
@@ -205,7 +244,10 @@ class _Synchronous:
     def restore(self, observation: Observation, history: Sequence[Exchange]) -> None:
         self._agent.start(observation)
         for number, (results, logged) in enumerate(history, start=1):
-            again = self._agent.next_turn(results).as_log()
+            turn = self._agent.next_turn(results)
+            if logged.dropped:  # cut at the tool-call cap when it was logged
+                turn = turn.within(len(logged.calls) - 1)
+            again = turn.as_log()
             want = logged.as_log()
             if (again["text"], again["calls"]) != (want["text"], want["calls"]):
                 raise ResumeError(f"turn {number}: the agent does not repeat its logged turn")

@@ -192,7 +192,9 @@ async def post_json(
             raise ProviderError(f"{provider}: {host} refused the request ({response.status_code}): "
                                 f"{_message(response, secret)}")
         try:
-            answer = json.loads(response.content)
+            # A complete body with bytes that are not UTF-8 is what the model wrote (a server
+            # splitting a multibyte token), not an outage: asking again would only repeat it.
+            answer = json.loads(response.content.decode("utf-8", "replace"))
         except ValueError:
             failure = f"{host} sent a body that is not JSON (cut short?)"
             continue

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from referee.agents.base import MAX_LOGGED_ARGS, Turn, loggable, loggable_args
+from referee.agents.base import MAX_LOGGED_ARGS, Turn, drive, loggable, loggable_args
 from referee.agents.model import read_arguments
 from referee.bout import BoutSpec, run_bout
 from referee.canonical import canonical_bytes, strict_loads
@@ -96,3 +96,69 @@ def test_deep_arguments_from_a_model_do_not_crash_reading_or_calling() -> None:
         json.dumps(world.toolbox.history[-1].args)  # what the history keeps is plain JSON
     finally:
         world.db.close()
+
+
+class Flood:
+    """A scripted agent saying megabytes and making a thousand calls in one turn."""
+
+    name = "test:flood"
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def start(self, observation: Observation) -> None:
+        return None
+
+    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        self.turns += 1
+        if self.turns > 1:
+            return Turn()
+        calls = (Call("n" * 5000), *(Call("read_counter") for _ in range(999)))
+        return Turn(text="t" * 1_000_000, calls=calls, ids=("i" * 5000,) * 1000)
+
+
+def test_a_flood_in_one_turn_is_logged_within_the_cap_and_bounded(key: ArenaKey, ring: Keyring) -> None:
+    """Before: all 1,000 calls and the megabyte of text went into the log (1,000 calls of 60 KB
+    each make a signed log `arena verify` refuses); now only the calls the tool-call cap lets
+    run, and the one that passes it, are logged, and text, names and ids are cut to a prefix."""
+    record = run_bout(BoutSpec("scripted:oracle", "toy", "normal-1.0", 1, 1, "0.4"), key, agent=Flood())
+    check = verify_bytes(record.envelope, ring)
+    assert check.status == "verified" and check.log is not None
+    assert reproduce(check.log).status == "reproduced"
+    (turn,) = check.log.of_type("model.turn")
+    cap = check.log.header["caps"]["tool_calls"]
+    assert len(turn["data"]["calls"]) == cap + 1 and turn["data"]["dropped"] == 1000 - cap - 1
+    assert len(turn["data"]["text"]) <= 65_536 and len(turn["data"]["calls"][0]["name"]) <= 1024
+    assert record.verdict is not None and record.tool_calls == cap and len(record.envelope) < 400_000
+    logged = Turn.from_log(turn["data"])
+    assert Turn.from_log(logged.as_log()) == logged  # logging a logged turn again changes nothing
+    agent = drive(Flood())
+    agent.restore(Observation("", []), [((), logged)])  # a resumed scripted agent agrees with its cut turn
+
+
+class Integral:
+    """Integral floats, which canonical JSON writes as integers."""
+
+    name = "test:integral"
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def start(self, observation: Observation) -> None:
+        return None
+
+    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        self.turns += 1
+        amounts = (0.0, -0.0, 3.0, 1.0, 2.0**52)
+        return Turn(calls=tuple(Call("bump", {"amount": a}) for a in amounts)) if self.turns == 1 else Turn()
+
+
+def test_integral_floats_run_as_the_integers_the_log_reads_back(key: ArenaKey, ring: Keyring) -> None:
+    """Before: the tool ran {"amount": 0.0} live, the log read back {"amount": 0}, and the replay of
+    a verified log diverged (found by the hostile-model fuzz)."""
+    record = run_bout(BoutSpec("scripted:oracle", "toy", "normal-1.0", 1, 1, "0.4"), key, agent=Integral())
+    check = verify_bytes(record.envelope, ring)
+    assert check.status == "verified" and check.log is not None
+    assert reproduce(check.log).status == "reproduced"
+    assert [type(e.data.args["amount"]) for e in check.log.body if isinstance(e, ToolEvent)] == [int] * 5
+    assert loggable([3.0, -0.0, 2.5, 1e16]) == [3, 0, 2.5, "1e+16"]

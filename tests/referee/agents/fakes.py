@@ -11,6 +11,9 @@ gets a 400), and answers with the policy's next call in the provider's real shap
 ``faults`` decides, per request, to answer with an error instead: ``"429"``,
 ``"429-after"`` (with Retry-After), ``"500"``, ``"529"``, ``"drop"`` (close the socket
 without an answer), ``"truncate"`` (a body cut short), ``"401"`` (echoing the key).
+
+`Canned` answers from a list instead; with `spliced_reply` its answers can be hostile
+models' tool calls in bytes no well-behaved encoder writes.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -296,3 +299,26 @@ def canned(status: int, body: dict[str, Any] | bytes, **headers: str) -> tuple[i
     """One canned answer; header names use ``_`` for ``-``."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     return status, {"content-type": "application/json", **{k.replace("_", "-"): v for k, v in headers.items()}}, data
+
+
+def spliced_reply(calls: Sequence[tuple[bytes, bytes]], number: int, content: bytes = b"null",
+                  ids: Sequence[bytes] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """A Chat Completions answer spliced from raw JSON fragments, for hostile models.
+
+    Each call is (name, arguments) as the bytes that stand after ``"name":`` and
+    ``"arguments":``, so a test can send what ``json.dumps`` never writes: NaN and
+    Infinity literals, duplicate keys, invalid UTF-8, lone surrogate escapes, arguments
+    that are a list, a number or null instead of a string. No calls means a final answer.
+    """
+    parts = []
+    for i, (name, arguments) in enumerate(calls):
+        cid = ids[i] if ids is not None else b'"call_%d_%d"' % (number, i)
+        parts.append(b'{"id":' + cid + b',"type":"function","function":{"name":' + name
+                     + b',"arguments":' + arguments + b"}}")
+    tool_calls = b',"tool_calls":[' + b",".join(parts) + b"]" if calls else b""
+    finish = b'"tool_calls"' if calls else b'"stop"'
+    head = b'{"id":"chatcmpl-%d","object":"chat.completion","created":1700000000,"model":"hostile",' % number
+    usage = b'"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}'
+    data = (head + b'"choices":[{"index":0,"message":{"role":"assistant","content":' + content + tool_calls
+            + b'},"logprobs":null,"finish_reason":' + finish + b"}]," + usage)
+    return 200, {"content-type": "application/json"}, data

@@ -106,3 +106,12 @@ def test_a_logged_base_url_has_no_credentials() -> None:
 def test_backoff_is_bounded() -> None:
     retry = Retry(base_delay=1.0, max_delay=4.0)
     assert all(0 <= retry.delay(n) <= 4.0 for n in range(20))
+
+
+def test_an_answer_that_is_not_utf8_is_read_not_retried() -> None:
+    """A complete body with a byte that is not UTF-8 is what the model wrote: before, it was
+    retried as a body cut short and the bout paused as 'provider down', to get the same bytes
+    again on every resume."""
+    body = b'{"say": "caf\xe9 \xff"}'
+    with Canned([(200, {"content-type": "application/json"}, body), GOOD]).running() as server:
+        assert post(server) == {"say": "caf\ufffd \ufffd"} and len(server.bodies) == 1
