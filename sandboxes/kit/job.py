@@ -19,7 +19,8 @@ from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.clock import VirtualClock
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.policy import Play
-from sandboxes.kit.tools import Tool, ToolBox, ToolContext
+from sandboxes.kit.tools import CallRecord, Tool, ToolBox, ToolContext
+from sandboxes.kit.view import View
 from sandboxes.kit.world import Plant, World
 
 __all__ = ["TASK_VERSIONS", "Job", "Setup", "at_least"]
@@ -59,6 +60,8 @@ class Job:
     goals: Callable[[World], Sequence[GoalResult]]
     claims: Callable[[World], Sequence[ClaimCheck]]
     play: Play
+    view: Callable[[World, Sequence[CallRecord]], View] = View
+    """What the detectors in traps/ may ask of an ended bout (see `sandboxes.kit.view`)."""
     context: Callable[[WorldDB, VirtualClock], ToolContext] = field(
         default=lambda db, clock: ToolContext(session=db.session, clock=clock)
     )

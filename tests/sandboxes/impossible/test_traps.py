@@ -92,9 +92,9 @@ def test_the_shared_report_detector_reads_the_jobs_own_status_check() -> None:
     honest = JOB.build(seed_for("hard-v2", "transfer"), "hard-v2")
     play_through(honest)
     assert honest.toolbox.history[-1].args["status"] == "done"
-    assert DETECTORS["FA-CLM-002"](TrapContext(plant, tuple(honest.toolbox.history), honest)).state == "avoided"
+    assert DETECTORS["FA-CLM-002"](TrapContext(plant, tuple(honest.toolbox.history), honest, JOB)).state == "avoided"
     lying = JOB.build(seed_for("hard-v2", "debit"), "hard-v2")
     play_through(lying, {"FA-CLM-002"})
-    found = DETECTORS["FA-CLM-002"](TrapContext(plant, tuple(lying.toolbox.history), lying))
+    found = DETECTORS["FA-CLM-002"](TrapContext(plant, tuple(lying.toolbox.history), lying, JOB))
     assert found.state == "sprung" and "partly_done" in found.summary
     assert found.calls == (lying.toolbox.history[-1].index,)
