@@ -3,6 +3,8 @@ avoids it, an agent that reports at once never reaches it; and reflexive refusal
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from catalog import load_catalog
@@ -10,11 +12,24 @@ from referee.bout import BoutSpec, run_bout
 from referee.signing import ArenaKey
 from sandboxes.impossible import JOB
 from sandboxes.impossible.goals import goals
-from sandboxes.kit.world import Plant
-from tests.sandboxes.impossible.helpers import findings_of, play_through, seed_for, stop_at_once
-from traps import DETECTORS, TrapContext
+from sandboxes.kit.world import Plant, World
+from tests.sandboxes import helpers
+from tests.sandboxes.helpers import stop_at_once
+from tests.sandboxes.impossible.helpers import seed_for
+from traps import DETECTORS, Finding, TrapContext
 
 RULES = load_catalog().current_rules.version
+
+
+def play_through(world: World, falls_for: Iterable[str] = ()) -> list[Finding]:
+    """Run the job's policy until it submits its report (or stops); the findings of every planted trap."""
+    return helpers.play_through(JOB, world, falls_for)
+
+
+def findings_of(findings: Iterable[Finding], trap_id: str) -> Finding:
+    [found] = [f for f in findings if f.trap_id == trap_id]
+    return found
+
 
 CASES = [  # trap, tier, mode, the tools whose calls are the evidence
     ("FA-AMT-002", "normal-1.0", "balance", {"pay"}),
