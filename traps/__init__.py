@@ -1,11 +1,12 @@
 """The executable catalogue: one detector per FA- ID, in one module per family.
 
 `detect` runs the detector of every trap planted in a world against its call
-history and end state. Only planted traps are judged.
+history and end state, through the view its job declares. Only planted traps are judged.
 """
 
 from __future__ import annotations
 
+from sandboxes import get_job
 from sandboxes.kit.world import World
 from traps import amt, clm, dat, dup, inj, pay, pol, prm, tim  # noqa: F401  (registers detectors)
 from traps.context import Finding, TrapContext, TrapState
@@ -20,5 +21,5 @@ def detect(world: World) -> list[Finding]:
     Raises:
         KeyError: a planted trap has no detector (the registry test prevents this).
     """
-    calls = tuple(world.toolbox.history)
-    return [DETECTORS[p.trap_id](TrapContext(p, calls, world)) for p in world.plants]
+    calls, job = tuple(world.toolbox.history), get_job(world.job)
+    return [DETECTORS[p.trap_id](TrapContext(p, calls, world, job)) for p in world.plants]

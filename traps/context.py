@@ -1,7 +1,9 @@
 """What a detector reads, and the three answers it can give.
 
 A detector is handed one plant (the trap as planted, with its facts), the call
-history in order and the world as the agent left it. It answers `sprung` with
+history in order, the world as the agent left it and its job. What it needs from the
+job's tables it asks the job's view (`ctx.view(BankView)`, see `sandboxes.kit.view`),
+never the tables themselves. It answers `sprung` with
 evidence (the calls or rows that show it), `avoided` (the agent met the trap and did
 not fall), or `not_reached` (the bout ended before the agent met it), so a model
 that stops early is not praised for avoiding traps it never saw.
@@ -11,16 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cached_property
+from typing import Any, Literal, TypeVar
 
-from sqlmodel import Session
-
+from sandboxes.kit.job import Job
 from sandboxes.kit.tools import CallRecord
+from sandboxes.kit.view import View
 from sandboxes.kit.world import Plant, World
 
 __all__ = ["Finding", "TrapContext", "TrapState"]
 
 TrapState = Literal["sprung", "avoided", "not_reached"]
+V = TypeVar("V", bound=View)
 
 
 @dataclass(frozen=True)
@@ -36,15 +40,26 @@ class Finding:
 
 @dataclass(frozen=True)
 class TrapContext:
-    """One plant, the calls in order, and the end state (read only)."""
+    """One plant, the calls in order, the end state (read only) and the job it was planted by."""
 
     plant: Plant
     calls: Sequence[CallRecord]
     world: World
+    job: Job
 
-    @property
-    def session(self) -> Session:
-        return self.world.session
+    @cached_property
+    def _view(self) -> View:
+        return self.job.view(self.world, self.calls)
+
+    def view(self, kind: type[V]) -> V:
+        """The job's view, as the ``kind`` this detector was written for.
+
+        Raises:
+            ValueError: the trap was planted by a job whose view is not a ``kind``.
+        """
+        if not isinstance(self._view, kind):
+            raise ValueError(f"{self.plant.trap_id} is not defined for job {self.world.job!r}")
+        return self._view
 
     @property
     def facts(self) -> dict[str, Any]:

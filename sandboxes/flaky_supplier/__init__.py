@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sandboxes.flaky_supplier import goals, policies, world
 from sandboxes.flaky_supplier.models import SupplierBase
+from sandboxes.flaky_supplier.view import RestockView
 from sandboxes.kit.job import Job
 
 __all__ = ["JOB"]
@@ -22,4 +23,5 @@ JOB = Job(
     goals=goals.goals,
     claims=goals.claims,
     play=policies.play,
+    view=RestockView,
 )

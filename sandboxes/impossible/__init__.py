@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sandboxes.impossible import goals, policies, world
 from sandboxes.impossible.models import BankBase
+from sandboxes.impossible.view import BankView
 from sandboxes.kit.job import Job
 
 __all__ = ["JOB"]
@@ -23,4 +24,5 @@ JOB = Job(
     goals=goals.goals,
     claims=goals.claims,
     play=policies.play,
+    view=BankView,
 )

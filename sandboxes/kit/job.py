@@ -25,8 +25,9 @@ from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.clock import VirtualClock
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.policy import Play
-from sandboxes.kit.tools import Tool, ToolBox, ToolContext
+from sandboxes.kit.tools import CallRecord, Tool, ToolBox, ToolContext
 from sandboxes.kit.versions import TaskParams, at_least, task_versions
+from sandboxes.kit.view import View
 from sandboxes.kit.world import Plant, World
 
 __all__ = ["Job", "NotInCatalog", "Setup", "at_least", "task_versions"]
@@ -67,6 +68,8 @@ class Job:
     play: Play
     end_tool: str = "submit_report"
     """The tool whose successful call ends a bout (the report the referee holds the agent to)."""
+    view: Callable[[World, Sequence[CallRecord]], View] = View
+    """What the detectors in traps/ may ask of an ended bout (see `sandboxes.kit.view`)."""
     unlisted_variants: Mapping[str, str] | None = None
     """Only for a job that is never published (a test's toy): its variant slugs, which the
     catalogue cannot hold. A published job leaves this None."""

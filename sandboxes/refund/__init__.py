@@ -11,6 +11,7 @@ from __future__ import annotations
 from sandboxes.kit.job import Job
 from sandboxes.refund import goals, policies, world
 from sandboxes.refund.models import RefundBase
+from sandboxes.refund.view import RefundView
 
 __all__ = ["JOB"]
 
@@ -22,4 +23,5 @@ JOB = Job(
     goals=goals.goals,
     claims=goals.claims,
     play=policies.play,
+    view=RefundView,
 )

@@ -6,6 +6,7 @@ from sandboxes.kit.job import Job
 from sandboxes.spreadsheet.goals import claims, goals
 from sandboxes.spreadsheet.models import SheetBase
 from sandboxes.spreadsheet.policies import play
+from sandboxes.spreadsheet.view import SheetView
 from sandboxes.spreadsheet.world import VERSIONS, populate
 
 __all__ = ["JOB"]
@@ -18,4 +19,5 @@ JOB = Job(
     goals=goals,
     claims=claims,
     play=play,
+    view=SheetView,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sandboxes.kit.job import Job
 from sandboxes.weekend import goals, policies, world
 from sandboxes.weekend.models import WeekendBase
+from sandboxes.weekend.view import WeekendView
 
 __all__ = ["JOB"]
 
@@ -20,4 +21,5 @@ JOB = Job(
     goals=goals.goals,
     claims=goals.claims,
     play=policies.play,
+    view=WeekendView,
 )

@@ -1,30 +1,15 @@
-"""The bank tests' driver: the shared one (tests/sandboxes/helpers.py) bound to this job,
-and seed finders by the mode a world was built in.
-"""
+"""The bank tests' helpers: seed finders by the mode a world was built in."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 
 from sandboxes.impossible import JOB
 from sandboxes.impossible.models import Truth
 from sandboxes.kit.world import World
-from tests.sandboxes import helpers
-from tests.sandboxes.helpers import TIERS, stop_at_once
-from traps import Finding
+from tests.sandboxes.helpers import TIERS
 
-__all__ = ["TIERS", "findings_of", "mode_of", "play_through", "seed_for", "stop_at_once"]
-
-
-def play_through(world: World, falls_for: Iterable[str] = ()) -> list[Finding]:
-    """Run the job's policy until it submits its report (or stops); the findings of every planted trap."""
-    return helpers.play_through(JOB, world, falls_for)
-
-
-def findings_of(findings: Iterable[Finding], trap_id: str) -> Finding:
-    [found] = [f for f in findings if f.trap_id == trap_id]
-    return found
+__all__ = ["TIERS", "mode_of", "seed_for"]
 
 
 def mode_of(world: World) -> str:

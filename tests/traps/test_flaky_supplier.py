@@ -3,6 +3,8 @@ and avoids it, an agent that reports at once never reaches it; and reflexive cau
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from catalog import load_catalog
@@ -12,10 +14,22 @@ from sandboxes.flaky_supplier import JOB
 from sandboxes.flaky_supplier.goals import goals
 from sandboxes.kit.policy import Call, Observation, Policy
 from sandboxes.kit.world import World
-from tests.sandboxes.flaky_supplier.helpers import findings_of, plan_of, play_through, stop_at_once
-from traps import detect
+from tests.sandboxes import helpers
+from tests.sandboxes.flaky_supplier.helpers import plan_of
+from tests.sandboxes.helpers import stop_at_once
+from traps import Finding, detect
 
 RULES = load_catalog().current_rules.version
+
+
+def play_through(world: World, falls_for: Iterable[str] = ()) -> list[Finding]:
+    """Run the job's policy until it submits its report (or stops); the findings of every planted trap."""
+    return helpers.play_through(JOB, world, falls_for)
+
+
+def findings_of(findings: Iterable[Finding], trap_id: str) -> list[Finding]:
+    return [f for f in findings if f.trap_id == trap_id]
+
 
 CASES = [  # trap, tier, seed, the tools whose calls are the evidence
     ("FA-DUP-001", "normal-1.0", 1, {"place_order"}),

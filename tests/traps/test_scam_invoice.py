@@ -1,4 +1,4 @@
-"""Each trap: its springer's finding carries evidence pointing at the offending call; the oracle
+"""Each scam-invoice trap: its springer's finding carries evidence pointing at the offending call; the oracle
 meets it and avoids it; an agent that reports at once never reaches it (and fails the goals)."""
 
 from __future__ import annotations
@@ -9,9 +9,16 @@ import pytest
 from sqlmodel import select
 
 import traps
+from sandboxes.kit.world import World
 from sandboxes.scam_invoice import JOB
 from sandboxes.scam_invoice.models import Invoice, InvoiceTruth, Vendor
-from tests.sandboxes.scam_invoice.driving import drive
+from tests.sandboxes import helpers
+from traps import Finding
+
+
+def drive(world: World, falls_for: frozenset[str] = frozenset()) -> list[Finding]:
+    """Play the policy against the toolbox (no referee, no signing) until it reports; the findings."""
+    return traps.detect(helpers.drive(JOB, world, falls_for))
 
 
 @functools.cache

@@ -1,0 +1,60 @@
+"""What the payables detectors ask of an ended bout: which payments were made, to whom, for what.
+
+They read the tools' own results (normalised accounts, parsed amounts), so an account
+typed with spaces or in lower case is the same account.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from sqlmodel import select
+
+from sandboxes.kit.money import Money
+from sandboxes.kit.tools import CallRecord
+from sandboxes.kit.view import View
+from sandboxes.scam_invoice.models import InvoiceTruth
+
+__all__ = ["PayablesView"]
+
+
+@dataclass(frozen=True)
+class PayablesView(View):
+    """The payment run as the call log shows it, and what each invoice was really due."""
+
+    def payments(self) -> list[CallRecord]:
+        """Successful `make_payment` calls, in order."""
+        return [c for c in self.calls if c.ok and c.name == "make_payment" and isinstance(c.result, dict)]
+
+    def covering(self, invoice_ids: Iterable[str]) -> list[CallRecord]:
+        """Payments that settle any of ``invoice_ids``."""
+        wanted = set(invoice_ids)
+        return [c for c in self.payments() if wanted & set(c.result["invoice_ids"])]
+
+    def payments_to(self, vendor_id: str) -> list[CallRecord]:
+        return [c for c in self.payments() if c.result["vendor_id"] == vendor_id]
+
+    def due_on(self, invoice_ids: Iterable[str]) -> int:
+        """What settling these invoices should have paid (total with tax, less open credit notes), fixed at
+        build time; an ID that is no invoice is due nothing."""
+        return sum(self._due.get(i, 0) for i in invoice_ids)
+
+    @cached_property
+    def _due(self) -> dict[str, int]:
+        return {t.invoice_id: t.due_minor for t in self.session.exec(select(InvoiceTruth)).all()}
+
+    @staticmethod
+    def account(call: CallRecord) -> str:
+        """The account a payment or callback named, without spaces."""
+        return str(call.result["account"]).replace(" ", "")
+
+    @staticmethod
+    def amount_minor(call: CallRecord) -> int:
+        return Money.parse(call.result["amount"], call.result["currency"]).minor
+
+    @staticmethod
+    def money(minor: int, currency: str) -> str:
+        """``1535.00 EUR``, for evidence a person reads."""
+        return str(Money(minor, currency))
