@@ -67,7 +67,7 @@ class Bout:
     started_at: str
     work: WorkLog | None = None
     turns: int = 0
-    calls: int = 0
+    tool_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     call_seq: dict[int, int] = field(default_factory=dict)
@@ -198,13 +198,13 @@ async def _play(bout: Bout, deadline: float | None) -> str:
     while True:
         while bout.pending:
             call = bout.pending.pop(0)
-            if bout.calls >= caps.tool_calls:
+            if bout.tool_calls >= caps.tool_calls:
                 writer.append("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
                 return "cap"
             name, args = loggable_name(call.name), loggable_args(call.args)  # the world runs what the log shows
             outcome = world.toolbox.call(name, args)
             record = world.toolbox.history[-1]
-            bout.calls += 1
+            bout.tool_calls += 1
             bout.call_seq[record.index] = writer.append("tool", {
                 "call": record.index, "name": loggable(record.name), "args": args,
                 "mutates": record.mutates, "forbidden": record.forbidden,
@@ -216,7 +216,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         if bout.turns >= caps.turns:
             writer.append("cap.reached", {"cap": "turns", "limit": caps.turns})
             return "cap"
-        turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.calls)
+        turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.tool_calls)
         bout.turns += 1
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
@@ -243,10 +243,10 @@ def _pause(bout: Bout, pause: _Pause) -> Paused:
     detail = sanitize_text(str(pause))[:500]
     bout.writer.append("pause", {
         "reason": pause.reason, "detail": detail, "retry_after_ms": after,
-        "turns": bout.turns, "tool_calls": bout.calls,
+        "turns": bout.turns, "tool_calls": bout.tool_calls,
     })
     bout.writer.close()
-    return Paused(bout.bout_id, bout.spec, pause.reason, detail, pause.retry_after, bout.turns, bout.calls,
+    return Paused(bout.bout_id, bout.spec, pause.reason, detail, pause.retry_after, bout.turns, bout.tool_calls,
                   b"".join(line + b"\n" for line in bout.writer.lines),
                   None if bout.work is None else bout.work.path)
 
@@ -277,7 +277,7 @@ def finish(
     cost = _cost_of(bout)
     full = {
         **result, "end_state_digest": end_digest, "stopped": stopped, "turns": bout.turns,
-        "tool_calls": bout.calls, "tokens": bout.input_tokens + bout.output_tokens,
+        "tool_calls": bout.tool_calls, "tokens": bout.input_tokens + bout.output_tokens,
         "usage": {"input_tokens": bout.input_tokens, "output_tokens": bout.output_tokens},
         "cost_micro_usd": cost,
     }
@@ -300,7 +300,7 @@ def finish(
         work = None
     return BoutRecord(
         bout_id=bout.bout_id, spec=bout.spec, variant=world.variant, task_version_name=bout.task_version_name,
-        verdict=verdict, turns=bout.turns, tool_calls=bout.calls, tokens=bout.input_tokens + bout.output_tokens,
+        verdict=verdict, turns=bout.turns, tool_calls=bout.tool_calls, tokens=bout.input_tokens + bout.output_tokens,
         started_at=bout.started_at, finished_at=finished_at, log_sha256=sha256_hex(document),
         key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
     )

@@ -128,7 +128,7 @@ async def resume_bout_async(
             raise
         finally:
             bout.world.db.close()
-    bout.writer.append("resume", {"after_event": events[-1]["seq"], "replayed_calls": bout.calls,
+    bout.writer.append("resume", {"after_event": events[-1]["seq"], "replayed_calls": bout.tool_calls,
                                   "pending_calls": len(bout.pending)})
     return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)
 
@@ -201,7 +201,7 @@ def _replay(
             pending.pop(0)
             for _, outcome in replay_calls(bout.world, [event]):
                 bout.call_seq[bout.world.toolbox.history[-1].index] = event.seq
-                bout.calls += 1
+                bout.tool_calls += 1
                 results.append(outcome)
                 if data.name == bout.world.end_tool and outcome.ok:
                     bout.stopped = "report"
