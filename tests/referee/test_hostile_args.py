@@ -42,8 +42,11 @@ HOSTILE: list[dict[str, Any]] = [
 ]
 
 
-class Hostile:
-    name = "test:hostile"
+class OneTurn:
+    """A scripted model that says one turn (``first``), then stops: each hostile agent below is
+    just its first turn."""
+
+    name = "test:one-turn"
 
     def __init__(self) -> None:
         self.turns = 0
@@ -53,7 +56,17 @@ class Hostile:
 
     def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
         self.turns += 1
-        return Turn(calls=tuple(Call("bump", a) for a in HOSTILE)) if self.turns == 1 else Turn()
+        return self.first() if self.turns == 1 else Turn()
+
+    def first(self) -> Turn:
+        return Turn()
+
+
+class Hostile(OneTurn):
+    name = "test:hostile"
+
+    def first(self) -> Turn:
+        return Turn(calls=tuple(Call("bump", a) for a in HOSTILE))
 
 
 @pytest.fixture(autouse=True)
@@ -98,21 +111,12 @@ def test_deep_arguments_from_a_model_do_not_crash_reading_or_calling() -> None:
         world.db.close()
 
 
-class Flood:
+class Flood(OneTurn):
     """A scripted agent saying megabytes and making a thousand calls in one turn."""
 
     name = "test:flood"
 
-    def __init__(self) -> None:
-        self.turns = 0
-
-    def start(self, observation: Observation) -> None:
-        return None
-
-    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
-        self.turns += 1
-        if self.turns > 1:
-            return Turn()
+    def first(self) -> Turn:
         calls = (Call("n" * 5000), *(Call("read_counter") for _ in range(999)))
         return Turn(text="t" * 1_000_000, calls=calls, ids=("i" * 5000,) * 1000)
 
@@ -136,21 +140,14 @@ def test_a_flood_in_one_turn_is_logged_within_the_cap_and_bounded(key: ArenaKey,
     agent.restore(Observation("", []), [((), logged)])  # a resumed scripted agent agrees with its cut turn
 
 
-class Integral:
+class Integral(OneTurn):
     """Integral floats, which canonical JSON writes as integers."""
 
     name = "test:integral"
 
-    def __init__(self) -> None:
-        self.turns = 0
-
-    def start(self, observation: Observation) -> None:
-        return None
-
-    def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
-        self.turns += 1
+    def first(self) -> Turn:
         amounts = (0.0, -0.0, 3.0, 1.0, 2.0**52)
-        return Turn(calls=tuple(Call("bump", {"amount": a}) for a in amounts)) if self.turns == 1 else Turn()
+        return Turn(calls=tuple(Call("bump", {"amount": a}) for a in amounts))
 
 
 def test_integral_floats_run_as_the_integers_the_log_reads_back(key: ArenaKey, ring: Keyring) -> None:
