@@ -66,10 +66,6 @@ class SeasonBout(StoreBase, table=True):
     leaf_index: int | None = None
 
 
-def _tables(store: Store) -> None:
-    StoreBase.metadata.create_all(store.engine)
-
-
 def new_season(
     store: Store,
     name: str,
@@ -91,7 +87,6 @@ def new_season(
         raise SeasonError("a season name is 1-64 letters, digits, - or _")
     if not 1 <= variants <= 10_000:
         raise SeasonError("variants must be between 1 and 10000")
-    _tables(store)
     draw = rng or secrets.SystemRandom()
     probe = plan_bouts(agents, jobs, tiers, [0], attempts, rules_version, season=name)
     cells = sorted({(s.job, s.task_version) for s in probe})
@@ -202,7 +197,6 @@ def run_season(
     A bout left "running" or "paused" with no row and no working log (its runner died
     before its first event) is queued again.
     """
-    _tables(store)
     with Session(store.engine) as session:
         rules = _season(session, name).rules_version
     if work_dir is not None:
@@ -238,14 +232,12 @@ def _requeue(store: Store, name: str, states: Sequence[str]) -> None:
 
 def season_agents(store: Store, name: str) -> list[str]:
     """The agents a season plays, as queued."""
-    _tables(store)
     with Session(store.engine) as session:
         return _season(session, name).agents.split(";")
 
 
 def season_status(store: Store, name: str) -> dict[str, int]:
     """Bouts per state: queued, running, paused, finished (and the total planned)."""
-    _tables(store)
     with Session(store.engine) as session:
         _season(session, name)
         states = Counter(session.exec(select(SeasonBout.state).where(SeasonBout.season == name)))

@@ -12,14 +12,15 @@ from pathlib import Path
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import registry
 from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delete, select
 
 from referee.errors import StoreError
 from referee.outcomes import BoutRecord, Paused
+from referee.schema import prepare, upgrade
 
-__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record"]
+__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record", "upgrade_store"]
 
 
 class StoreBase(SQLModel, registry=registry()):
@@ -124,31 +125,48 @@ def _missing_driver(parsed: URL, err: ModuleNotFoundError) -> str:
     return f"the driver for {parsed.get_backend_name()} is not installed (no module {err.name!r})"
 
 
+def _engine(url: str) -> Engine:
+    parsed = _parse(url)
+    try:
+        return create_engine(parsed)
+    except ModuleNotFoundError as err:
+        raise StoreError(_missing_driver(parsed, err)) from None
+    except (ArgumentError, NoSuchModuleError) as err:
+        raise StoreError(f"cannot use the database URL {parsed.render_as_string(hide_password=True)}: {err}") from None
+
+
+def upgrade_store(url: str) -> tuple[str | None, str]:
+    """Bring the store at ``url`` to this arena's schema, whatever its database; returns the
+    revision before (None: empty, "legacy": from before migrations) and after.
+
+    Raises:
+        StoreError: as `Store`.
+    """
+    engine = _engine(url)
+    try:
+        return upgrade(engine)
+    finally:
+        engine.dispose()
+
+
 class Store:
     """Bout rows in the database at ``url``."""
 
     def __init__(self, url: str) -> None:
-        """Open (and create the tables of) the store at ``url``.
+        """Open the store at ``url``: create it if empty, migrate it if it is an older SQLite file.
 
         Raises:
             StoreError: the URL does not parse, its driver is missing, its SQLite folder does
-                not exist, or the database cannot be reached; the message never shows a password.
+                not exist, the database cannot be reached, or its schema is newer than this
+                arena or older and shared (`referee.schema`); the message never shows a password.
         """
         self.url = url
-        parsed = _parse(url)
-        shown = parsed.render_as_string(hide_password=True)
+        self.engine: Engine = _engine(url)
         try:
-            self.engine: Engine = create_engine(parsed)
-        except ModuleNotFoundError as err:
-            raise StoreError(_missing_driver(parsed, err)) from None
-        except (ArgumentError, NoSuchModuleError) as err:
-            raise StoreError(f"cannot use the database URL {shown}: {err}") from None
-        try:
-            StoreBase.metadata.create_all(self.engine)
-        except DBAPIError as err:
+            prepare(self.engine)
+        except StoreError:
             self.engine.dispose()
-            reason = str(err.orig).strip().splitlines()[0] if str(err.orig).strip() else type(err.orig).__name__
-            raise StoreError(f"cannot open the store at {shown}: {reason}") from None
+            raise
 
     @classmethod
     def sqlite(cls, path: Path) -> Store:

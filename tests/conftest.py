@@ -1,7 +1,11 @@
-"""Shared fixtures: a real Ed25519 key pair on disk (mode 0600) and an isolated ARENA_HOME."""
+"""Shared fixtures: a real Ed25519 key pair on disk (mode 0600), an isolated ARENA_HOME and a
+fresh PostgreSQL schema."""
 
 from __future__ import annotations
 
+import os
+import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,3 +50,27 @@ def cross_verify(envelope: bytes, key: ArenaKey) -> None:
     doc = json.loads(envelope)
     Ed25519PublicKey.from_public_bytes(key.public_bytes).verify(
         base64.b64decode(doc["signatures"][0]["sig"]), pae(doc["payloadType"], base64.b64decode(doc["payload"])))
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL schema for one test, dropped after it: the URL's search_path
+    points at it. The server is $ARENA_TEST_PG (default: the project's machines' own, trust auth).
+    Without a server the test skips, saying how to run it; with ARENA_REQUIRE_POSTGRES=1 (CI) it fails."""
+    import psycopg
+
+    base = os.environ.get("ARENA_TEST_PG", "postgresql://127.0.0.1:5432/test")
+    try:
+        admin = psycopg.connect(base, autocommit=True, connect_timeout=5)
+    except psycopg.Error as err:
+        reason = f"PostgreSQL not reachable at {base} ({str(err).strip().splitlines()[0]})"
+        if os.environ.get("ARENA_REQUIRE_POSTGRES") == "1":
+            pytest.fail(reason + "; ARENA_REQUIRE_POSTGRES=1 says it must run")
+        pytest.skip(reason + "; start one or set ARENA_TEST_PG=postgresql://HOST/DB to run this test")
+    schema = f"t_{secrets.token_hex(6)}"
+    with admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')  # the with-block closes the connection
+        try:
+            yield f"{base}?options=-csearch_path%3D{schema}"
+        finally:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -15,7 +15,7 @@ import traceback
 
 import typer
 
-from referee.cli import bouts, catalog, seasons
+from referee.cli import bouts, catalog, seasons, store
 
 __all__ = ["app", "main"]
 
@@ -43,6 +43,7 @@ app.add_typer(seasons.season_app, name="season")
 app.command("export")(seasons.export_cmd)
 app.command()(seasons.board)
 app.add_typer(seasons.dataset_app, name="dataset")
+app.add_typer(store.store_app, name="store")
 
 
 def main() -> None:

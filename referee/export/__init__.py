@@ -36,7 +36,7 @@ from referee.keys import Period
 from referee.merkle import leaf_bytes, merkle_root
 from referee.seasons import Season, SeasonBout
 from referee.signing import ArenaKey, Keyring
-from referee.store import Store, StoreBase
+from referee.store import Store
 from referee.verify import verify_bytes
 
 __all__ = ["ExportError", "ExportResult", "export_dataset", "verify_dataset"]
@@ -61,7 +61,6 @@ def _ids(text: str) -> tuple[str, ...]:
 
 
 def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Period]) -> list[DatasetRow]:
-    StoreBase.metadata.create_all(store.engine)
     with Session(store.engine) as session:
         leaf = {b.bout_id: b.leaf_index for b in session.exec(select(SeasonBout)) if b.bout_id}
     stored = store.rows(season)
