@@ -42,8 +42,17 @@ from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
 __all__ = [
-    "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "Paused", "finish", "play_out", "run_bout", "run_bout_async",
+    "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "LogSink", "Paused", "finish", "new_bout_id", "play_out",
+    "run_bout", "run_bout_async",
 ]
+
+LogSink = Callable[[str], Callable[[int, bytes], None]]
+"""Given a bout id, where each of its logged lines also goes as it is written."""
+
+
+def new_bout_id() -> str:
+    """A fresh bout id: random, so ids never collide across runners and machines."""
+    return "b-" + secrets.token_hex(8)
 
 class _Pause(Exception):
     def __init__(self, reason: PauseReason, detail: str, retry_after: float | None = None) -> None:
@@ -84,7 +93,7 @@ def _sample_seed(spec: BoutSpec) -> int:
 
 def _open(
     spec: BoutSpec, key: ArenaKey, agent: Agent | ModelAgent | None, options: AgentOptions | None,
-    work_dir: Path | None, now: Callable[[], str],
+    work_dir: Path | None, now: Callable[[], str], bout_id: str | None = None, sink: LogSink | None = None,
 ) -> Bout:
     catalog = load_catalog()
     rules = catalog.rules(spec.rules_version)
@@ -92,7 +101,7 @@ def _open(
     job = get_job(spec.job)
     driver = drive(agent or make_agent(spec.agent, job, options, seed=_sample_seed(spec)))
     world = job.build(spec.seed, tv.slug)
-    bout_id = "b-" + secrets.token_hex(8)
+    bout_id = bout_id or new_bout_id()
     caps = rules.caps_for(tv.slug)
     world_digest, tools_digest, brief_digest = world_digests(world)
     started_at = now()
@@ -113,6 +122,8 @@ def _open(
         writer = LogWriter(sync_each=sync_each, now=now)
     else:  # created just before the header goes in, so a crash rarely leaves an empty file
         work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now)
+    if sink is not None:
+        writer.sink = sink(bout_id)
     writer.append("bout.header", header)
     driver.start(Observation(world.brief, world.toolbox.specs()))
     return Bout(bout_id, spec, world, rules, caps, tv.name, writer, driver, started_at, work)
@@ -129,6 +140,8 @@ async def run_bout_async(
     now: Callable[[], str] = utc_now,
     deadline: float | None = None,
     keep_work_log: bool = False,
+    bout_id: str | None = None,
+    sink: LogSink | None = None,
 ) -> BoutRecord | Paused:
     """Run, judge and sign one bout, or pause it.
 
@@ -136,9 +149,11 @@ async def run_bout_async(
     for non-scripted agents); ``out_dir`` receives ``<bout_id>.bout.json``, the signed
     envelope. ``deadline`` is a `time.monotonic` instant after which the bout pauses.
     ``keep_work_log`` leaves the finished bout's working log for the caller to discard
-    once the bout is stored.
+    once the bout is stored. ``bout_id`` names it (a queue that may run it again after a
+    crash keeps one id per planned bout); ``sink`` gives, per bout id, where each logged
+    line also goes as it is written (a shared store).
     """
-    bout = _open(spec, key, agent, options, work_dir, now)
+    bout = _open(spec, key, agent, options, work_dir, now, bout_id, sink)
     return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)
 
 

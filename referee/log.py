@@ -54,6 +54,8 @@ class LogWriter:
     events: list[dict[str, Any]] = field(default_factory=list)
     lines: list[bytes] = field(default_factory=list)
     head: str = GENESIS
+    sink: Callable[[int, bytes], None] | None = None
+    """Also hands each event's canonical line to a shared store as it is written (`referee.worker`)."""
 
     def __post_init__(self) -> None:
         self._fd: int | None = None
@@ -77,6 +79,8 @@ class LogWriter:
             os.write(self._fd, line + b"\n")
             if self.sync_each:
                 os.fsync(self._fd)
+        if self.sink is not None:
+            self.sink(seq, line)
         return seq
 
     @classmethod

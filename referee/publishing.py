@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,11 @@ from referee.render import failure_table, leader_table
 from referee.runner import model_options
 from referee.seasons import new_season, run_season, season_agents, season_status
 from referee.store import Store
+from referee.worker import WorkerReport, WorkerSettings, run_worker
 
-__all__ = ["board", "create_season", "export", "play_season", "status", "verify_export"]
+__all__ = [
+    "board", "create_season", "export", "play_season", "spawn_workers", "status", "verify_export", "work",
+]
 
 
 def _store(db: str | None) -> Store:
@@ -46,6 +51,36 @@ def play_season(db: str | None, name: str, on_done: Callable[[BoutRecord], None]
                           work_dir=arena_home() / "work", options=options)
     finally:
         store.close()
+
+
+def work(db: str | None, season: str | None, on_done: Callable[[BoutRecord], None] | None = None, *,
+         concurrency: int = 4, lease: float = 30.0, per_provider: int | None = None, base_url: str | None = None,
+         rate: float | None = None, idle_exit: bool = True) -> WorkerReport:
+    """Be one worker of a shared store until nothing is left (`referee.worker`)."""
+    store = _store(db)
+    try:
+        agents = season_agents(store, season) if season else []
+        options = model_options(agents, base_url=base_url, rate=rate)
+        settings = WorkerSettings(season=season, concurrency=concurrency, lease=lease, per_provider=per_provider,
+                                  options=options, idle_exit=idle_exit)
+        return run_worker(store, ensure_key(), settings, on_done)
+    finally:
+        store.close()
+
+
+def spawn_workers(db: str | None, season: str, workers: int, args: Sequence[str]) -> list[int]:
+    """Run ``workers`` local worker processes on one season and wait for them; returns their
+    exit codes. Each is a plain `arena worker`, as it would run on another machine."""
+    url = db_url(db)
+    ensure_key()  # made once here, not raced for by the workers
+    command = [sys.executable, "-m", "referee.cli", "worker", "--db", url, "--season", season, *args]
+    procs = [subprocess.Popen(command) for _ in range(workers)]
+    try:
+        return [p.wait() for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
 
 
 def status(db: str | None, name: str) -> dict[str, int]:

@@ -22,7 +22,7 @@ from typing import Any
 from catalog import CatalogError, load_catalog
 from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
 from referee.agents.base import Exchange, Turn
-from referee.bout import Bout, finish, play_out
+from referee.bout import Bout, LogSink, finish, play_out
 from referee.canonical import strict_loads
 from referee.errors import LogCorrupt, ResumeError
 from referee.events import CapReached, Event, Header, HeaderEvent, ModelTurn, ResultEvent, ToolEvent, validate_event
@@ -101,8 +101,10 @@ async def resume_bout_async(
     now: Callable[[], str] = utc_now,
     deadline: float | None = None,
     keep_work_log: bool = False,
+    sink: LogSink | None = None,
 ) -> BoutRecord | Paused | None:
     """Carry a bout on from its log; None when another writer holds it (or it logged nothing).
+    ``sink``: as `run_bout_async`'s, for the events appended from here on.
 
     Raises:
         ResumeError: the log and the rebuilt world (or a scripted agent) disagree.
@@ -128,6 +130,8 @@ async def resume_bout_async(
             raise
         finally:
             bout.world.db.close()
+    if sink is not None:
+        bout.writer.sink = sink(bout.bout_id)
     bout.writer.append("resume", {"after_event": events[-1]["seq"], "replayed_calls": bout.tool_calls,
                                   "pending_calls": len(bout.pending)})
     return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sqlalchemy import UniqueConstraint, func
+from sqlalchemy import BigInteger, UniqueConstraint, func
 from sqlmodel import Field, Session, select
 
 from catalog import load_catalog
@@ -59,11 +59,15 @@ class SeasonBout(StoreBase, table=True):
     agent: str
     job: str
     task_version: str
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
     attempt: int
     state: str = Field(default="queued", index=True)
     bout_id: str | None = None
     leaf_index: int | None = None
+    worker: str | None = None
+    lease_until: float | None = None
+    not_before: float | None = None
+    """Lease and wait, in the database's clock (seconds since 1970): `referee.leases`."""
 
 
 def new_season(
@@ -237,9 +241,13 @@ def season_agents(store: Store, name: str) -> list[str]:
 
 
 def season_status(store: Store, name: str) -> dict[str, int]:
-    """Bouts per state: queued, running, paused, finished (and the total planned)."""
+    """Bouts per state: queued, running, paused, finished (and the total planned); failed
+    (a worker could not resume its log) only when there are any."""
     with Session(store.engine) as session:
         _season(session, name)
         states = Counter(session.exec(select(SeasonBout.state).where(SeasonBout.season == name)))
-    return {"planned": sum(states.values()), **{s: states.get(s, 0) for s in ("queued", "running", "paused",
-                                                                               "finished")}}
+    counts = {"planned": sum(states.values()), **{s: states.get(s, 0) for s in ("queued", "running", "paused",
+                                                                                 "finished")}}
+    if states.get("failed"):
+        counts["failed"] = states["failed"]
+    return counts

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from sqlalchemy import Engine, LargeBinary, UniqueConstraint
+from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import registry
@@ -40,7 +40,7 @@ class BoutRow(StoreBase, table=True):
     variant: str
     task_version: str
     rules_version: str
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
     attempt: int
     passed: bool
     score_bp: int
@@ -85,7 +85,7 @@ class PausedRow(StoreBase, table=True):
     agent: str
     job: str
     task_version: str
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
     attempt: int
     rules_version: str
     reason: str

@@ -26,13 +26,15 @@ import ssl
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from referee.errors import ProviderError, RateLimited
 
-__all__ = ["ProviderDown", "RateLimit", "Retry", "Transport", "post_json", "redact", "retry_after"]
+__all__ = [
+    "ProviderDown", "RateLimit", "Retry", "SharedLimits", "Transport", "post_json", "redact", "retry_after",
+]
 
 _TRANSIENT = (500, 502, 503, 504, 520, 522, 524, 529)
 
@@ -80,6 +82,17 @@ class RateLimit:
             await asyncio.sleep(slot - now)
 
 
+class SharedLimits(Protocol):
+    """Limits shared with runners in other processes and machines (`referee.worker`): a 429
+    one of them sees slows the provider for all."""
+
+    async def wait(self, provider: str) -> None:
+        """Return once ``provider`` may be sent a request."""
+
+    def slow(self, provider: str, seconds: float) -> None:
+        """Hold every runner's requests to ``provider`` for ``seconds``."""
+
+
 @dataclass
 class Transport:
     """What the bouts of a run share on the wire: the retry policy, one rate limit per
@@ -92,6 +105,7 @@ class Transport:
 
     retry: Retry = field(default_factory=Retry)
     rate: float | None = None
+    shared: SharedLimits | None = None
     _limits: dict[str, RateLimit] = field(default_factory=dict)
     _tls: ssl.SSLContext | None = None
 
@@ -175,6 +189,8 @@ async def post_json(
             await asyncio.sleep(retry.delay(attempt - 1))
         if limit is not None:
             await limit.wait()
+        if transport.shared is not None:
+            await transport.shared.wait(provider)
         try:
             response = await client.post(url, json=body, headers=headers)
         except httpx.TransportError as err:  # refused, dropped, timed out, cut short
@@ -183,8 +199,12 @@ async def post_json(
             continue
         unreachable = False
         if response.status_code == 429:
+            after = retry_after(response.headers.get("retry-after"))
+            if transport.shared is not None:
+                backoff = min(retry.max_delay, retry.base_delay * 2**attempt)
+                transport.shared.slow(provider, after if after is not None else backoff)
             raise RateLimited(f"{provider}: {host} rate-limited the request (429): {_message(response, secret)}",
-                              retry_after(response.headers.get("retry-after")))
+                              after)
         if response.status_code in _TRANSIENT:
             failure = f"{host} answered {response.status_code}: {_message(response, secret)}"
             continue

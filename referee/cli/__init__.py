@@ -44,6 +44,7 @@ app.command("export")(seasons.export_cmd)
 app.command()(seasons.board)
 app.add_typer(seasons.dataset_app, name="dataset")
 app.add_typer(store.store_app, name="store")
+app.command()(seasons.worker)
 
 
 def main() -> None:

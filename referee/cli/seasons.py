@@ -59,14 +59,26 @@ def season_run(
     deadline: DeadlineOpt = None,
     base_url: BaseUrlOpt = None,
     rate: RateOpt = None,
+    workers: Annotated[int, typer.Option(min=0, max=256, help="Run N local `arena worker` processes on the "
+                                         "season instead (0: this process, as before).")] = 0,
 ) -> None:
     """Run what is queued; safe to stop, kill and run again (unfinished bouts resume)."""
     from referee.errors import ArenaError
-    from referee.publishing import play_season, status
+    from referee.publishing import play_season, spawn_workers, status
     from referee.runner import parse_duration
     from referee.seasons import SeasonError
 
     try:
+        if workers:
+            status(db, name)  # an unknown season fails here, once
+            extra = ["--concurrency", str(concurrency), *(["--base-url", base_url] if base_url else []),
+                     *(["--rate", str(rate)] if rate else [])]
+            codes = spawn_workers(db, name, workers, extra)
+            counts = status(db, name)
+            typer.echo(f"{workers} workers done; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            if any(codes):
+                raise typer.Exit(max(codes))
+            return
         limit = parse_duration(deadline) if deadline else None
         done = play_season(db, name, on_done=lambda r: typer.echo(
             f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} #{r.spec.attempt}: "
@@ -161,3 +173,38 @@ def dataset_verify(root: Path, key: KeyOpt = None) -> None:
     if failures:
         raise typer.Exit(failures.exit_code)
     typer.echo("Verified")
+
+
+def worker(
+    db: DbOpt = None,
+    season: Annotated[str | None, typer.Option(help="Only this season (default: every season in the store).")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=1024, help="Bouts in flight in this worker.")] = 4,
+    lease: Annotated[str, typer.Option(help="A bout whose worker sends no heartbeat this long is taken over.")] = "30s",
+    per_provider: Annotated[int | None, typer.Option(help="At most this many bouts per provider in flight across "
+                                                          "every worker (give each worker the same).")] = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = None,
+    forever: Annotated[bool, typer.Option("--forever", help="Keep polling when nothing is left.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Claim and run planned bouts from a shared store (PostgreSQL across machines), beside any
+    number of other workers; stop or kill it at any time, another takes over its bouts."""
+    from referee.errors import ArenaError
+    from referee.publishing import work
+    from referee.runner import parse_duration
+    from referee.seasons import SeasonError
+
+    try:
+        report = work(db, season, on_done=None if as_json else lambda r: typer.echo(
+            f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} #{r.spec.attempt}: "
+            f"{'PASS' if r.verdict.passed else 'FAIL'}"), concurrency=concurrency, lease=parse_duration(lease),
+            per_provider=per_provider, base_url=base_url, rate=rate, idle_exit=not forever)
+    except (ArenaError, SeasonError, ValueError) as err:
+        _fail(str(err))
+    if as_json:
+        _echo_json({"finished": report.finished, "duplicate": report.duplicate, "paused": report.paused,
+                    "failed": report.failed, "failures": report.failures})
+    else:
+        typer.echo(f"worker done: {report.finished} finished, {report.paused} paused, {report.failed} failed")
+    if report.failed:
+        raise typer.Exit(1)
