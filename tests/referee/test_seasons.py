@@ -53,7 +53,9 @@ def test_seeds_are_drawn_per_season_and_shared_by_every_agent(store: Store) -> N
     assert len(bouts) == 2 * 4 * 3
     for agent in ("scripted:oracle", "scripted:naive"):
         assert sorted({b.seed for b in bouts if b.agent == agent}) == seeds1
-    assert season_status(store, "s1") == {"planned": 24, "queued": 24, "running": 0, "paused": 0, "finished": 0}
+    assert season_status(store, "s1") == {"planned": 24, "queued": 24, "running": 0, "paused": 0, "finished": 0,
+                                          "attempts": 3, "variants": 8, "variants_complete": 0, "missing": 24,
+                                          "extra": 0}
 
 
 @pytest.mark.parametrize(("name", "variants", "message"), [
