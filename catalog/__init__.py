@@ -6,10 +6,13 @@ Imports nothing from the project: every other package reads the catalogue, and i
 from __future__ import annotations
 
 from catalog.loader import (
+    Calibration,
     Caps,
+    CapsTable,
     Catalog,
     CatalogError,
     Family,
+    JobCaps,
     RulesVersion,
     TaskVersion,
     Trap,
@@ -20,10 +23,13 @@ from catalog.loader import (
 )
 
 __all__ = [
+    "Calibration",
     "Caps",
+    "CapsTable",
     "Catalog",
     "CatalogError",
     "Family",
+    "JobCaps",
     "RulesVersion",
     "TaskVersion",
     "Trap",

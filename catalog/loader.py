@@ -74,6 +74,34 @@ class Caps(_Frozen):
     tool_calls: int = Field(gt=0)
 
 
+class JobCaps(Caps):
+    """One job's own caps on one Hard task version, with the oracle figures they came from."""
+
+    oracle_turns: int = Field(gt=0)
+    oracle_tool_calls: int = Field(gt=0)
+
+
+class Calibration(_Frozen):
+    """How per-job caps are derived from the oracle (ADR 0012); the loader re-checks every cap."""
+
+    rule: str = Field(min_length=1)
+    seeds: str = Field(min_length=1)
+    margin_pct: int = Field(ge=100)
+    round_to: int = Field(gt=0)
+
+    def cap(self, oracle_most: int, ceiling: int) -> int:
+        """The oracle's most times the margin, rounded up, never above the rules' cap."""
+        wanted = -(-oracle_most * self.margin_pct // 100)
+        return min(ceiling, -(-wanted // self.round_to) * self.round_to)
+
+
+class CapsTable(_Frozen):
+    """``caps.toml``: task version slug -> job -> its own caps (before any calculator bonus)."""
+
+    calibration: Calibration
+    task_version: dict[str, dict[str, JobCaps]] = Field(default_factory=dict)
+
+
 class RulesVersion(_Frozen):
     version: str
     date: dt.date
@@ -94,9 +122,12 @@ class RulesVersion(_Frozen):
         if task_version not in self.task_versions:
             raise CatalogError(f"rules {self.version} cannot judge task version {task_version!r}; "
                                f"it judges {', '.join(self.task_versions)}")
-        base = self.caps[task_version]
+        return self.with_calculator(task_version, self.caps[task_version])
+
+    def with_calculator(self, task_version: str, base: Caps) -> Caps:
+        """``base`` grown by the calculator bonus where these rules give the calculator."""
         if task_version not in self.calculator_on:
-            return base
+            return Caps(turns=base.turns, tool_calls=base.tool_calls)
         pct = 100 + self.calculator_bonus_pct
         return Caps(turns=base.turns * pct // 100, tool_calls=base.tool_calls * pct // 100)
 
@@ -131,6 +162,8 @@ class Catalog(_Frozen):
     changelog: tuple[ChangelogEntry, ...]
     citation: Citation
     current_rules_version: str
+    caps: CapsTable | None = None
+    """Per-job caps on the Hard task versions (``caps.toml``); None in catalogues built without it."""
 
     def trap(self, trap_id: str) -> Trap:
         if not _ID.match(trap_id):
@@ -155,6 +188,28 @@ class Catalog(_Frozen):
     @property
     def current_rules(self) -> RulesVersion:
         return self.rules(self.current_rules_version)
+
+    def caps_ceiling(self, task_version: str) -> Caps:
+        """The smallest base cap any rules version gives ``task_version``: no job's own cap may pass it."""
+        slug = self.task_version(task_version).slug
+        judged = [r.caps[slug] for r in self.rules_versions if slug in r.caps]
+        _require(bool(judged), f"no rules version judges {slug}")
+        return Caps(turns=min(c.turns for c in judged), tool_calls=min(c.tool_calls for c in judged))
+
+    def caps_for(self, rules_version: str, task_version: str, job: str) -> Caps:
+        """The caps a bout of ``job`` plays under: the job's own on a Hard task version, else the
+        task version's; either way grown by the calculator bonus where the rules give one.
+
+        A job the catalogue does not list (not yet published) plays under the task version's caps.
+
+        Raises:
+            CatalogError: unknown rules or task version, or rules that cannot judge it.
+        """
+        rules = self.rules(rules_version)
+        slug = self.task_version(task_version).slug
+        ceiling = rules.caps_for(slug)
+        own = self.caps.task_version.get(slug, {}).get(job) if self.caps is not None else None
+        return ceiling if own is None else rules.with_calculator(slug, own)
 
     def traps_since(self, task_version: str) -> tuple[Trap, ...]:
         """A bout can only spring traps its task version (or an earlier one) planted."""
@@ -250,7 +305,25 @@ def _check_versions(v: _VersionsFile, codes: set[str]) -> None:
                  f"changelog {e.label!r} disagrees with that rules version's date and changes")
 
 
-def build_catalog(traps_doc: object, versions_doc: object, published: object) -> Catalog:
+def _check_caps(table: CapsTable, catalog: Catalog) -> None:
+    """Every job of a listed task version has its own caps, and each follows the calibration rule."""
+    cal = table.calibration
+    for slug, jobs in table.task_version.items():
+        tv = next((t for t in catalog.task_versions if t.slug == slug), None)
+        _require(tv is not None, f"caps.toml: unknown task version {slug!r}")
+        assert tv is not None
+        _require(set(jobs) == set(tv.variants), f"caps.toml: {slug} must list exactly the jobs {sorted(tv.variants)}")
+        ceiling = catalog.caps_ceiling(slug)
+        for job, c in jobs.items():
+            want = (cal.cap(c.oracle_turns, ceiling.turns), cal.cap(c.oracle_tool_calls, ceiling.tool_calls))
+            _require((c.turns, c.tool_calls) == want,
+                     f"caps.toml: {slug} {job} must be {want[0]} turns and {want[1]} tool calls by the "
+                     f"calibration rule (oracle {c.oracle_turns}/{c.oracle_tool_calls}, ceiling "
+                     f"{ceiling.turns}/{ceiling.tool_calls})")
+
+
+def build_catalog(traps_doc: object, versions_doc: object, published: object,
+                  caps_doc: object | None = None) -> Catalog:
     """Everything ``load_catalog`` checks, on data held in memory rather than the shipped files."""
     traps = _validate(_TrapsFile, traps_doc, "traps.toml").trap
     versions = _validate(_VersionsFile, versions_doc, "versions.toml")
@@ -261,9 +334,14 @@ def build_catalog(traps_doc: object, versions_doc: object, published: object) ->
     families = tuple(Family(code=c, name=next(t.family_name for t in traps if t.family == c),
                             trap_ids=tuple(t.id for t in traps if t.family == c)) for c in codes)
     _check_versions(versions, set(codes))
-    return Catalog(traps=traps, families=families, task_versions=versions.task_version,
-                   rules_versions=versions.rules_version, changelog=versions.changelog,
-                   citation=versions.citation, current_rules_version=versions.current_rules)
+    catalog = Catalog(traps=traps, families=families, task_versions=versions.task_version,
+                      rules_versions=versions.rules_version, changelog=versions.changelog,
+                      citation=versions.citation, current_rules_version=versions.current_rules)
+    if caps_doc is None:
+        return catalog
+    table = _validate(CapsTable, caps_doc, "caps.toml")
+    _check_caps(table, catalog)
+    return catalog.model_copy(update={"caps": table})
 
 
 def _read(name: str) -> str:
@@ -275,10 +353,11 @@ def load_catalog() -> Catalog:
     """Cached because the catalogue is immutable for the life of the process and read everywhere."""
     try:
         traps_doc, versions_doc = tomllib.loads(_read("traps.toml")), tomllib.loads(_read("versions.toml"))
+        caps_doc = tomllib.loads(_read("caps.toml"))
         published = json.loads(_read("published.json"))
     except (OSError, ValueError) as exc:
         raise CatalogError(f"cannot read the shipped catalogue: {exc}") from exc
-    return build_catalog(traps_doc, versions_doc, published)
+    return build_catalog(traps_doc, versions_doc, published, caps_doc)
 
 
 def cite(trap_id: str) -> str:

@@ -102,7 +102,7 @@ def _open(
     driver = drive(agent or make_agent(spec.agent, job, options, seed=_sample_seed(spec)))
     world = job.build(spec.seed, tv.slug)
     bout_id = bout_id or new_bout_id()
-    caps = rules.caps_for(tv.slug)
+    caps = catalog.caps_for(rules.version, tv.slug, spec.job)  # the job's own on Hard (ADR 0012)
     world_digest, tools_digest, brief_digest = world_digests(world)
     started_at = now()
     header: dict[str, Any] = {
@@ -110,6 +110,7 @@ def _open(
         "variant": world.variant, "task_version": tv.name, "task_version_slug": tv.slug,
         "rules_version": rules.version, "seed": spec.seed, "attempt": spec.attempt,
         "caps": {"turns": caps.turns, "tool_calls": caps.tool_calls},
+        **({} if spec.planned_attempts is None else {"planned_attempts": spec.planned_attempts}),
         "world_digest": world_digest, "tools_digest": tools_digest, "brief_digest": brief_digest,
         "brief": world.brief, "traps_planted": world.planted(), "key_id": key.key_id,
         "started_at": started_at,

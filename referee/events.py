@@ -97,6 +97,7 @@ class Header(_Model):
     seed: int
     attempt: int
     caps: Caps
+    planned_attempts: int | None = None  # the run's or season's attempts per variant (ADR 0011)
     world_digest: str
     tools_digest: str
     brief_digest: str

@@ -121,7 +121,7 @@ def claim(
                 provider = provider_of(agent)
                 if provider is not None:
                     in_flight[provider] = in_flight.get(provider, 0) + count
-        rules: dict[str, str] = {}
+        rules: dict[str, tuple[str, int]] = {}
         taken: list[Claimed] = []
         for entry in candidates:
             if len(taken) == n:
@@ -131,16 +131,18 @@ def claim(
                     per_provider is not None and in_flight.get(provider, 0) >= per_provider)):
                 continue
             if entry.season not in rules:
-                rules[entry.season] = session.exec(
-                    select(Season.rules_version).where(Season.name == entry.season)).one()
+                season_row = session.get(Season, entry.season)
+                assert season_row is not None  # season_bout rows are written with their season
+                rules[entry.season] = (season_row.rules_version, season_row.attempts)
             entry.bout_id = entry.bout_id or new_bout_id()
             entry.state, entry.worker, entry.lease_until, entry.not_before = "running", worker, now + lease, None
             session.add(entry)
             if provider is not None:
                 in_flight[provider] = in_flight.get(provider, 0) + 1
             assert entry.id is not None
+            version, attempts = rules[entry.season]
             taken.append(Claimed(entry.id, BoutSpec(entry.agent, entry.job, entry.task_version, entry.seed,
-                                                    entry.attempt, rules[entry.season], entry.season), entry.bout_id))
+                                                    entry.attempt, version, entry.season, attempts), entry.bout_id))
         session.commit()
         return taken
 

@@ -31,6 +31,8 @@ class BoutSpec:
     attempt: int
     rules_version: str
     season: str = ""
+    planned_attempts: int | None = None
+    """How many attempts the season or run plans for this variant (None: not recorded; boards read 3)."""
 
 
 @dataclass(frozen=True)

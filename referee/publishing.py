@@ -8,15 +8,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.boards import failure_modes, leaderboard
+from rich.console import Group
+
+from referee.boards import caps_board, failure_modes, leaderboard
 from referee.export import ExportResult, export_dataset, verify_dataset
 from referee.export.manifest import Failures
 from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
 from referee.keys import load_periods
 from referee.outcomes import BoutRecord
-from referee.render import failure_table, leader_table
+from referee.render import caps_table, failure_table, leader_table
 from referee.runner import model_options
-from referee.seasons import new_season, run_season, season_agents, season_status
+from referee.seasons import new_season, pending_attempts, run_season, season_agents, season_status
 from referee.store import Store
 from referee.worker import WorkerReport, WorkerSettings, run_worker
 
@@ -92,26 +94,26 @@ def status(db: str | None, name: str) -> dict[str, int]:
 
 
 def board(db: str | None, season: str | None) -> tuple[Any, Any, dict[str, Any]]:
-    """Both boards as rich tables, and as JSON-ready data."""
+    """Both boards as rich tables (the leaderboard with the caps per job under it), and as
+    JSON-ready data; every rate counts against the plan (ADR 0011)."""
     store = _store(db)
     try:
         if season is not None:
             season_status(store, season)  # an unknown season is an error, not an empty board
         rows = store.rows(season)
+        pending = pending_attempts(store, season)
     finally:
         store.close()
-    leaders, failures = leaderboard(rows), failure_modes(rows)
+    leaders, failures, caps = leaderboard(rows, pending), failure_modes(rows, pending), caps_board(rows)
     data = {
-        "leaderboard": [{"task_version": r.task_version, "rules_version": r.rules_version, "rank": r.rank,
-                         "agent": r.agent, "bouts": r.bouts, "variants": r.variants,
-                         "pass_at_1": str(r.pass_at_1), "pass_hat_3": str(r.pass_hat_3),
-                         "mean_score_bp": str(r.mean_score_bp), "traps_per_bout": str(r.traps_per_bout)}
-                        for r in leaders],
+        "leaderboard": [r.as_json() for r in leaders],
         "failure_modes": [{"agent": r.agent, "trap_id": r.trap_id, "planted": r.planted, "sprung": r.sprung,
                            "avoided": r.avoided, "not_reached": r.not_reached,
                            "rate": None if r.rate is None else str(r.rate)} for r in failures],
+        "caps": [{"rules_version": c.rules_version, "task_version": c.task_version, "job": c.job,
+                  "turns": c.turns, "tool_calls": c.tool_calls} for c in caps],
     }
-    return leader_table(leaders), failure_table(failures), data
+    return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
 
 
 def export(db: str | None, out: Path, season: str | None) -> ExportResult:

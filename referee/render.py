@@ -4,22 +4,59 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich import box
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
-from referee.boards import FailureRow, LeaderRow, pct
+from referee.boards import CapsRow, FailureRow, LeaderRow, pct
 
-__all__ = ["failure_table", "leader_table"]
+__all__ = ["caps_table", "failure_table", "leader_table"]
 
 
-def leader_table(rows: Sequence[LeaderRow]) -> Table:
-    table = Table(title="Leaderboard (per task version and rules version)")
-    for col in ("task version", "rules", "#", "agent", "bouts", "pass@1", "pass^3", "mean score",
-                "traps/bout"):
-        table.add_column(col, justify="right" if col not in ("agent", "task version") else "left")
+def _ci(ci: tuple[float, float] | None) -> str:
+    return "" if ci is None else f" [{ci[0] * 100:.0f}–{ci[1] * 100:.0f}]"
+
+
+def leader_table(rows: Sequence[LeaderRow]) -> Group:
+    """The leaderboard against the plan (ADR 0011), one table per task version and rules
+    version: k planned attempts per variant, variants with every attempt in, attempts
+    missing (paused shown apart) and extra, each rate with its 95% Wilson interval."""
+    groups: dict[tuple[str, str], list[LeaderRow]] = {}
     for r in rows:
-        table.add_row(r.task_version, r.rules_version, str(r.rank), r.agent, str(r.bouts),
-                      pct(r.pass_at_1), pct(r.pass_hat_3), f"{float(r.mean_score_bp) / 100:.1f}",
-                      f"{float(r.traps_per_bout):.2f}")
+        groups.setdefault((r.task_version, r.rules_version), []).append(r)
+    tables: list[Table] = []
+    for (tv, rv), members in groups.items():
+        table = Table(title=f"Leaderboard · {tv} · rules {rv} (rates over the planned attempts)",
+                      box=box.SIMPLE_HEAD, title_justify="left")
+        for col in ("#", "agent", "k", "variants", "bouts", "missing", "extra", "pass@1 [95%]",
+                    "pass^k [95%]", "disagree", "score", "traps"):
+            table.add_column(col, justify="left" if col == "agent" else "right", no_wrap=col != "agent",
+                             overflow="fold", min_width=16 if col == "agent" else None)
+        for r in members:
+            missing = f"{r.missing} ({r.paused} paused)" if r.paused else str(r.missing)
+            score = "—" if r.mean_score_bp is None else f"{float(r.mean_score_bp) / 100:.1f}"
+            traps = "—" if r.traps_per_bout is None else f"{float(r.traps_per_bout):.2f}"
+            table.add_row(str(r.rank), r.agent, str(r.attempts_planned), f"{r.complete}/{r.variants}", str(r.bouts),
+                          missing, str(r.extra), f"{pct(r.pass_at_1)}{_ci(r.pass_at_1_ci)}",
+                          f"{r.pass_hat_label} {pct(r.pass_hat_k)}{_ci(r.pass_hat_k_ci)}", pct(r.disagree), score,
+                          traps)
+        tables.append(table)
+    legend = Text(
+        "k: planned attempts per variant; variants: with all k attempts in / planned; pass^k: variants right on "
+        "all k attempts, over the variants with all k in (a run of 1 attempt shows pass^1); missing: planned "
+        "attempts not in; extra: bouts beyond the plan, kept but not counted; [ ]: 95% Wilson interval; "
+        "disagree: variants whose attempts split; traps: sprung per bout.", style="dim")
+    return Group(*tables, legend) if tables else Group(Text("Leaderboard: no bouts yet"))
+
+
+def caps_table(rows: Sequence[CapsRow]) -> Table:
+    """The caps each job played under, per rules and task version (ADR 0012)."""
+    table = Table(title="Caps per job (turns / tool calls; Hard caps are each job's own)")
+    for col in ("rules", "task version", "job", "turns", "tool calls"):
+        table.add_column(col, justify="right" if col in ("turns", "tool calls") else "left")
+    for c in rows:
+        table.add_row(c.rules_version, c.task_version, c.job, str(c.turns), str(c.tool_calls))
     return table
 
 

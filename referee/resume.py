@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from catalog import CatalogError, load_catalog
+from catalog import Caps, CatalogError, load_catalog
 from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
 from referee.agents.base import Exchange, Turn
 from referee.bout import Bout, LogSink, finish, play_out
@@ -50,7 +50,8 @@ class Unfinished:
 
 def spec_of(h: Header) -> BoutSpec:
     """The spec a log's header records."""
-    return BoutSpec(h.agent, h.job, h.task_version_slug, h.seed, h.attempt, h.rules_version, h.season)
+    return BoutSpec(h.agent, h.job, h.task_version_slug, h.seed, h.attempt, h.rules_version, h.season,
+                    h.planned_attempts)
 
 
 def _events(data: bytes) -> list[dict[str, Any]]:
@@ -163,8 +164,8 @@ def _rebuild(
         sync_each = not spec.agent.startswith("scripted:")
         writer = LogWriter.resume(events, sync_each=sync_each, now=now)
         driver = drive(agent or make_agent(spec.agent, job, options, recorded=header.model))
-        bout = Bout(header.bout_id, spec, world, rules, rules.caps_for(tv.slug), tv.name, writer, driver,
-                    header.started_at, work)
+        caps = Caps(turns=header.caps.turns, tool_calls=header.caps.tool_calls)  # the caps it started under
+        bout = Bout(header.bout_id, spec, world, rules, caps, tv.name, writer, driver, header.started_at, work)
         history, logged = _replay(bout, typed, events)
         driver.restore(Observation(world.brief, world.toolbox.specs()), history)
         if work is not None:  # last, so nothing above can leave the file open

@@ -130,7 +130,7 @@ def plan_bouts(
     if planned > MAX_PLAN:
         raise ValueError(f"that plan is {planned:,} bouts; at most {MAX_PLAN:,} at once (split it into seasons)")
     return [
-        BoutSpec(agent, job, tier, seed, attempt, rules.version, season)
+        BoutSpec(agent, job, tier, seed, attempt, rules.version, season, attempts)
         for agent in agents
         for job in job_slugs
         for tier in tier_slugs

@@ -21,6 +21,7 @@ from sqlmodel import Field, Session, select
 
 from catalog import load_catalog
 from referee.agents import AgentOptions
+from referee.boards import Pending
 from referee.errors import ArenaError
 from referee.log import utc_now
 from referee.outcomes import BoutRecord, BoutSpec
@@ -28,7 +29,10 @@ from referee.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.signing import ArenaKey
 from referee.store import BoutRow, PausedRow, Store, StoreBase
 
-__all__ = ["Season", "SeasonBout", "SeasonError", "new_season", "run_season", "season_agents", "season_status"]
+__all__ = [
+    "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season", "season_agents",
+    "season_status",
+]
 
 
 class SeasonError(ArenaError, ValueError):
@@ -202,14 +206,15 @@ def run_season(
     before its first event) is queued again.
     """
     with Session(store.engine) as session:
-        rules = _season(session, name).rules_version
+        season = _season(session, name)
+        rules, attempts = season.rules_version, season.attempts
     if work_dir is not None:
         resume_bouts(key, work_dir, store, on_done=on_done, concurrency=concurrency, deadline=deadline,
                      options=options)
     done = _reconcile(store, name)
     _requeue(store, name, ("running", "paused"))
     entries = _claim(store, name, limit)
-    specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name) for e in entries]
+    specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name, attempts) for e in entries]
     run_bouts(specs, key, store=store, on_done=on_done, batch=1, concurrency=concurrency, deadline=deadline,
               work_dir=work_dir, options=options, on_paused=lambda p: _mark_paused(store, name, p.spec))
     done += _reconcile(store, name)
@@ -241,13 +246,49 @@ def season_agents(store: Store, name: str) -> list[str]:
 
 
 def season_status(store: Store, name: str) -> dict[str, int]:
-    """Bouts per state: queued, running, paused, finished (and the total planned); failed
-    (a worker could not resume its log) only when there are any."""
+    """Bouts per state (queued, running, paused, finished, of the total planned; failed, a
+    worker could not resume its log, only when there are any), counted
+    against the plan (ADR 0011): the attempts planned per variant, how many variants have
+    every attempt in, how many planned attempts are missing, and how many stored bouts of
+    the season are extra (not a planned attempt's bout)."""
     with Session(store.engine) as session:
-        _season(session, name)
-        states = Counter(session.exec(select(SeasonBout.state).where(SeasonBout.season == name)))
-    counts = {"planned": sum(states.values()), **{s: states.get(s, 0) for s in ("queued", "running", "paused",
-                                                                                 "finished")}}
+        season = _season(session, name)
+        entries = list(session.exec(select(SeasonBout).where(SeasonBout.season == name)))
+        stored = set(session.exec(select(BoutRow.bout_id).where(BoutRow.season == name)))
+    states = Counter(e.state for e in entries)
+    variants: dict[tuple[str, str, str, int], list[bool]] = {}
+    for e in entries:
+        variants.setdefault((e.agent, e.job, e.task_version, e.seed), []).append(e.state == "finished")
+    linked = {e.bout_id for e in entries if e.state == "finished" and e.bout_id}
+    counts = {
+        "planned": len(entries), **{s: states.get(s, 0) for s in ("queued", "running", "paused", "finished")},
+        "attempts": season.attempts, "variants": len(variants),
+        "variants_complete": sum(all(v) for v in variants.values()),
+        "missing": len(entries) - states.get("finished", 0), "extra": len(stored - linked),
+    }
     if states.get("failed"):
         counts["failed"] = states["failed"]
     return counts
+
+
+def pending_attempts(store: Store, season: str | None = None) -> list[Pending]:
+    """Planned attempts with no finished bout: paused bouts of any run, and every season
+    bout not finished (queued, running or paused), for the boards' missing columns."""
+    names = {tv.slug: tv.name for tv in load_catalog().task_versions}
+    out: dict[tuple[str, str, str, str, int, int], Pending] = {}
+    with Session(store.engine) as session:
+        seasons = {s.name: s for s in session.exec(select(Season))}
+        query = select(SeasonBout).where(SeasonBout.state != "finished")
+        paused = select(PausedRow)
+        if season is not None:
+            query, paused = query.where(SeasonBout.season == season), paused.where(PausedRow.season == season)
+        for e in session.exec(query):
+            s = seasons[e.season]
+            out[(e.season, e.agent, e.job, e.task_version, e.seed, e.attempt)] = Pending(
+                e.season, e.agent, e.job, names[e.task_version], s.rules_version, e.seed, e.attempt, s.attempts,
+                e.state)
+        for p in session.exec(paused):
+            out[(p.season, p.agent, p.job, p.task_version, p.seed, p.attempt)] = Pending(
+                p.season, p.agent, p.job, names[p.task_version], p.rules_version, p.seed, p.attempt,
+                p.planned_attempts or (seasons[p.season].attempts if p.season in seasons else None), "paused")
+    return [out[k] for k in sorted(out)]

@@ -56,6 +56,8 @@ class BoutRow(StoreBase, table=True):
     key_id: str
     envelope: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     cost_micro_usd: int | None = None
+    planned_attempts: int | None = None
+    """The attempts its run or season planned per variant (ADR 0011); None: stored before plans were."""
 
 
 def row_from_record(record: BoutRecord) -> BoutRow:
@@ -70,7 +72,7 @@ def row_from_record(record: BoutRecord) -> BoutRow:
         turns=record.turns, tool_calls=record.tool_calls, tokens=record.tokens,
         started_at=record.started_at, finished_at=record.finished_at,
         log_sha256=record.log_sha256, key_id=record.key_id, envelope=record.envelope,
-        cost_micro_usd=record.cost_micro_usd,
+        cost_micro_usd=record.cost_micro_usd, planned_attempts=record.spec.planned_attempts,
     )
 
 
@@ -93,6 +95,7 @@ class PausedRow(StoreBase, table=True):
     turns: int
     tool_calls: int
     log: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    planned_attempts: int | None = None
 
 
 def row_from_paused(p: Paused) -> PausedRow:
@@ -100,7 +103,7 @@ def row_from_paused(p: Paused) -> PausedRow:
     return PausedRow(
         bout_id=p.bout_id, season=s.season, agent=s.agent, job=s.job, task_version=s.task_version, seed=s.seed,
         attempt=s.attempt, rules_version=s.rules_version, reason=p.reason, detail=p.detail, turns=p.turns,
-        tool_calls=p.tool_calls, log=p.log,
+        tool_calls=p.tool_calls, log=p.log, planned_attempts=s.planned_attempts,
     )
 
 

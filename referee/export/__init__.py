@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from catalog import load_catalog
-from referee.boards import failure_modes, leaderboard
+from referee.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes, leaderboard
 from referee.canonical import sha256_hex
 from referee.errors import ArenaError
 from referee.export import citation, manifest
@@ -26,6 +26,7 @@ from referee.export.rows import (
     DatasetRow,
     bout_traps_csv,
     bouts_csv,
+    caps_csv,
     csv_bytes,
     failure_modes_csv,
     jsonl_bytes,
@@ -34,7 +35,7 @@ from referee.export.rows import (
 )
 from referee.keys import Period
 from referee.merkle import leaf_bytes, merkle_root
-from referee.seasons import Season, SeasonBout
+from referee.seasons import Season, SeasonBout, pending_attempts
 from referee.signing import ArenaKey, Keyring
 from referee.store import Store
 from referee.verify import verify_bytes
@@ -64,6 +65,7 @@ def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Pe
     with Session(store.engine) as session:
         leaf = {b.bout_id: b.leaf_index for b in session.exec(select(SeasonBout)) if b.bout_id}
     stored = store.rows(season)
+    counts = counted(stored, pending_attempts(store, season))
     # Completion order within each season: the season's own leaf index where the bout was
     # run by a season, else the store's order (finish time, then id).
     arrival = {row.bout_id: n for n, row in enumerate(stored)}
@@ -76,6 +78,7 @@ def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Pe
         out.append(DatasetRow(
             bout_id=r.bout_id, season=r.season, leaf_index=index, agent=r.agent, job=r.job, variant=r.variant,
             task_version=r.task_version, rules_version=r.rules_version, seed=r.seed, attempt=r.attempt,
+            planned_attempts=r.planned_attempts or DEFAULT_ATTEMPTS, counted=r.bout_id in counts,
             passed=r.passed, score=r.score_bp, traps_planted=_ids(r.traps_planted), traps_sprung=_ids(r.traps_sprung),
             traps_avoided=_ids(r.traps_avoided), turns=r.turns, tool_calls=r.tool_calls, tokens=r.tokens,
             started_at=r.started_at, finished_at=r.finished_at, log_sha256=r.log_sha256,
@@ -142,8 +145,10 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     trap_columns = ("id", "family", "family_name", "title", "based_on", "source", "since")
     files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
     stored = store.rows(season)
-    files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored))
-    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored))
+    pending = pending_attempts(store, season)
+    files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored, pending))
+    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))
+    files["data/caps.csv"] = caps_csv(caps_board(stored))
     info = citation.DatasetInfo(
         title=f"The Forge Arena dataset: {f'season {season}' if season else 'all bouts'}", slug=season or "all",
         version="rules " + ", ".join(sorted({r.rules_version for r in rows})) + "; tasks "

@@ -14,19 +14,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from referee.boards import FailureRow, LeaderRow
+from referee.boards import CapsRow, FailureRow, LeaderRow
 from referee.canonical import canonical_bytes
 
 __all__ = [
-    "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "csv_bytes", "failure_modes_csv", "jsonl_bytes",
-    "leaderboard_csv", "parquet_bytes", "rate",
+    "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes", "failure_modes_csv",
+    "jsonl_bytes", "leaderboard_csv", "parquet_bytes", "rate",
 ]
 
 BOUT_COLUMNS = (
     "bout_id", "season", "leaf_index", "agent", "job", "variant", "task_version", "rules_version", "seed",
-    "attempt", "passed", "score", "traps_planted", "traps_sprung", "turns", "tool_calls", "tokens",
-    "started_at", "finished_at", "log_sha256", "envelope_sha256", "key_id", "verified",
+    "attempt", "planned_attempts", "counted", "passed", "score", "traps_planted", "traps_sprung", "turns",
+    "tool_calls", "tokens", "started_at", "finished_at", "log_sha256", "envelope_sha256", "key_id", "verified",
 )
+"""``planned_attempts``: the attempts its run or season planned per variant (3 where not recorded);
+``counted``: whether the bout is one of them (false: an extra bout, kept but never in a rate; ADR 0011)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class DatasetRow:
     rules_version: str
     seed: int
     attempt: int
+    planned_attempts: int
+    counted: bool
     passed: bool
     score: int
     traps_planted: tuple[str, ...]
@@ -102,13 +106,32 @@ def bout_traps_csv(rows: Sequence[DatasetRow]) -> bytes:
     return csv_bytes(("bout_id", "trap_id", "state"), lines)
 
 
+def _ci(value: tuple[float, float] | None, end: int) -> str:
+    return "" if value is None else f"{value[end]:.4f}"
+
+
 def leaderboard_csv(rows: Sequence[LeaderRow]) -> bytes:
+    """One line per board row, against the plan (ADR 0011): ``pass_hat_k`` is pass^k for the
+    row's ``attempts_planned`` (``pass_hat_3`` is left empty unless k is 3), each rate with
+    its 95% Wilson interval, the disagreement share, and the missing and extra counts."""
     return csv_bytes(
-        ("task_version", "rules_version", "rank", "agent", "bouts", "variants", "pass_at_1", "pass_hat_3",
+        ("task_version", "rules_version", "rank", "agent", "attempts_planned", "variants", "planned", "bouts",
+         "missing", "paused", "missing_variants", "extra", "complete_variants", "pass_at_1", "pass_at_1_low",
+         "pass_at_1_high", "pass_hat_k", "pass_hat_k_low", "pass_hat_k_high", "pass_hat_3", "disagree",
          "mean_score", "traps_per_bout"),
-        ((r.task_version, r.rules_version, r.rank, r.agent, r.bouts, r.variants, rate(r.pass_at_1),
-          rate(r.pass_hat_3), rate(r.mean_score_bp / 10_000), rate(r.traps_per_bout)) for r in rows),
+        ((r.task_version, r.rules_version, r.rank, r.agent, r.attempts_planned, r.variants, r.planned, r.bouts,
+          r.missing, r.paused, r.missing_variants, r.extra, r.complete, rate(r.pass_at_1), _ci(r.pass_at_1_ci, 0),
+          _ci(r.pass_at_1_ci, 1), rate(r.pass_hat_k), _ci(r.pass_hat_k_ci, 0), _ci(r.pass_hat_k_ci, 1),
+          rate(r.pass_hat_3), rate(r.disagree),
+          rate(None if r.mean_score_bp is None else r.mean_score_bp / 10_000), rate(r.traps_per_bout))
+         for r in rows),
     )
+
+
+def caps_csv(rows: Sequence[CapsRow]) -> bytes:
+    """The caps each job played under, per rules and task version (ADR 0012)."""
+    return csv_bytes(("rules_version", "task_version", "job", "turns", "tool_calls"),
+                     ((c.rules_version, c.task_version, c.job, c.turns, c.tool_calls) for c in rows))
 
 
 def failure_modes_csv(rows: Sequence[FailureRow]) -> bytes:

@@ -55,7 +55,7 @@ def _methodology() -> str:
 def test_public_api_is_exactly_all() -> None:
     assert sorted(catalog.__all__) == sorted([
         "load_catalog", "cite", "Catalog", "Trap", "Family", "TaskVersion", "RulesVersion", "Caps",
-        "CatalogError", "TrapId", "check_catalog"])
+        "Calibration", "CapsTable", "JobCaps", "CatalogError", "TrapId", "check_catalog"])
     assert all(hasattr(catalog, name) for name in catalog.__all__)
 
 
@@ -200,7 +200,8 @@ def _docs() -> tuple[dict[str, Any], dict[str, Any]]:
 
 def test_build_catalog_from_shipped_docs_equals_load() -> None:
     traps_doc, versions_doc = _docs()
-    assert loader.build_catalog(traps_doc, versions_doc, _published()) == load_catalog()
+    caps_doc = tomllib.loads(_shipped("caps.toml"))
+    assert loader.build_catalog(traps_doc, versions_doc, _published(), caps_doc) == load_catalog()
 
 
 @pytest.mark.parametrize(("edit", "message"), [

@@ -33,6 +33,13 @@ class Row:
     traps_avoided: str = ""
     task_version: str = "Normal 1.0"
     rules_version: str = "0.4"
+    season: str = ""
+    planned_attempts: int | None = 3
+    bout_id: str = ""
+    finished_at: str = ""
+
+    def __post_init__(self) -> None:
+        self.bout_id = self.bout_id or f"{self.agent}/{self.task_version}/{self.seed}/{self.attempt}"
 
 
 def test_pass_hat_3_needs_every_attempt_of_a_variant() -> None:
@@ -47,8 +54,9 @@ def test_pass_hat_3_needs_every_attempt_of_a_variant() -> None:
 
 
 def test_ranking_and_groups_kept_apart() -> None:
-    rows = [Row("weak", "refund", 1, 1, False, 5_000), Row("strong", "refund", 1, 1, True, 10_000),
-            Row("hard", "refund", 1, 1, True, 10_000, task_version="Hard v2")]
+    rows = [Row("weak", "refund", 1, 1, False, 5_000, planned_attempts=1),
+            Row("strong", "refund", 1, 1, True, 10_000, planned_attempts=1),
+            Row("hard", "refund", 1, 1, True, 10_000, task_version="Hard v2", planned_attempts=1)]
     board = leaderboard(rows)
     assert [(r.task_version, r.rank, r.agent) for r in board] == [
         ("Hard v2", 1, "hard"), ("Normal 1.0", 1, "strong"), ("Normal 1.0", 2, "weak")]

@@ -53,7 +53,9 @@ def test_seeds_are_drawn_per_season_and_shared_by_every_agent(store: Store) -> N
     assert len(bouts) == 2 * 4 * 3
     for agent in ("scripted:oracle", "scripted:naive"):
         assert sorted({b.seed for b in bouts if b.agent == agent}) == seeds1
-    assert season_status(store, "s1") == {"planned": 24, "queued": 24, "running": 0, "paused": 0, "finished": 0}
+    assert season_status(store, "s1") == {"planned": 24, "queued": 24, "running": 0, "paused": 0, "finished": 0,
+                                          "attempts": 3, "variants": 8, "variants_complete": 0, "missing": 24,
+                                          "extra": 0}
 
 
 @pytest.mark.parametrize(("name", "variants", "message"), [
@@ -123,3 +125,23 @@ def test_sigkill_midway_then_run_again_gives_the_uninterrupted_rows(tmp_path: Pa
         fresh = run_bout(BoutSpec(r.agent, r.job, "normal-1.0", r.seed, r.attempt, r.rules_version), key)
         assert (r.passed, r.score_bp, r.traps_sprung) == (
             fresh.verdict.passed, fresh.verdict.score_bp, ";".join(fresh.verdict.traps_sprung))
+
+
+def test_status_and_board_count_a_season_against_its_plan(store: Store, key: ArenaKey) -> None:
+    from referee.boards import leaderboard
+    from referee.seasons import pending_attempts
+
+    new_season(store, "p", ["scripted:oracle"], ["toy"], ["normal-1.0"], variants=2, attempts=2,
+               rng=random.Random(11))
+    assert run_season(store, "p", key, limit=3) == 3
+    status = season_status(store, "p")
+    assert (status["attempts"], status["variants"], status["variants_complete"]) == (2, 2, 1)
+    assert (status["finished"], status["missing"], status["extra"]) == (3, 1, 0)
+    # a bout of the season's first variant run again by hand is extra, not a fourth planned bout
+    row = store.rows("p")[0]
+    store.add([run_bout(BoutSpec(row.agent, "toy", "normal-1.0", row.seed, row.attempt, "0.4", "p", 2), key)])
+    assert season_status(store, "p")["extra"] == 1
+    [board] = leaderboard(store.rows("p"), pending_attempts(store, "p"))
+    assert (board.attempts_planned, board.variants, board.bouts, board.missing, board.extra) == (2, 2, 3, 1, 1)
+    assert (board.complete, board.missing_variants) == (1, 1)
+    assert store.rows("p")[-1].planned_attempts == 2

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import traps
+from catalog import load_catalog
 from referee.canonical import digest
 from sandboxes import JOBS
 from sandboxes.kit.job import Job
@@ -23,12 +24,20 @@ from sandboxes.kit.world import World
 from traps import Finding
 
 __all__ = [
-    "CAPS", "TIERS", "call_ok", "drive", "fresh_job", "play_through", "recorded_digest", "stop_at_once",
+    "CAPS", "TIERS", "call_ok", "cap", "drive", "fresh_job", "play_through", "recorded_digest", "stop_at_once",
 ]
 
 TIERS = ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
 CAPS = {"normal-1.0": 60, "hard-v2": 400, "hard-v3": 960, "hard-v3.1": 960}
-"""The referee's call cap per task version: a policy that passes it would be cut off."""
+"""The task version's call cap under the current rules: the ceiling no job's own cap passes.
+On Hard each job has its own, smaller cap (ADR 0012): use `cap`."""
+
+
+def cap(job: str, task_version: str) -> int:
+    """The referee's tool-call cap for ``job`` on ``task_version`` (its own on Hard, from the
+    catalogue): a policy that passes it would be cut off."""
+    catalog = load_catalog()
+    return catalog.caps_for(catalog.current_rules_version, task_version, job).tool_calls
 
 
 def drive(job: Job, world: World, falls_for: Iterable[str] = (), cap: int | None = None) -> World:
@@ -52,7 +61,7 @@ def drive(job: Job, world: World, falls_for: Iterable[str] = (), cap: int | None
 
 def play_through(job: Job, world: World, falls_for: Iterable[str] = ()) -> list[Finding]:
     """`drive` within the tier's call cap; the findings of every planted trap."""
-    return traps.detect(drive(job, world, falls_for, CAPS[world.task_version]))
+    return traps.detect(drive(job, world, falls_for, cap(job.slug, world.task_version)))
 
 
 def stop_at_once(world: World) -> list[Finding]:

@@ -25,7 +25,9 @@ def test_paused_season_bouts_show_as_paused_and_resume_on_the_next_run(key: Aren
         assert status["paused"] + status["queued"] + status["finished"] == 4
         rest = run_season(store, "m", key, concurrency=2, work_dir=work, options=options(fake.openai_url))
     assert first + rest == 4
-    assert season_status(store, "m") == {"planned": 4, "queued": 0, "running": 0, "paused": 0, "finished": 4}
+    assert season_status(store, "m") == {"planned": 4, "queued": 0, "running": 0, "paused": 0, "finished": 4,
+                                         "attempts": 1, "variants": 4, "variants_complete": 4, "missing": 0,
+                                         "extra": 0}
     rows = store.rows("m")
     assert len(rows) == 4 and all(r.passed for r in rows)
     assert len({(r.seed, r.attempt) for r in rows}) == 4

@@ -15,11 +15,11 @@ from sandboxes.kit.policy import Observation
 from sandboxes.kit.world import World
 from sandboxes.refund import JOB
 from sandboxes.refund.policies import TRAPS
-from tests.sandboxes.helpers import CAPS, TIERS, stop_at_once
+from tests.sandboxes.helpers import CAPS, TIERS, cap, stop_at_once
 from traps import Finding
 
 __all__ = [
-    "CAPS", "NAIVE", "TIERS", "oracle", "play_through", "sprung", "stop_at_once",
+    "CAPS", "NAIVE", "TIERS", "cap", "oracle", "play_through", "sprung", "stop_at_once",
 ]
 
 NAIVE = TRAPS
@@ -45,7 +45,7 @@ def play_through(world: World, falls_for: Iterable[str] = (), max_calls: int = 2
 def oracle(task_version: str, seed: int) -> tuple[World, tuple[Finding, ...]]:
     """The oracle's finished world and findings (read them, never change them)."""
     world = JOB.build(seed, task_version)
-    return world, tuple(play_through(world, (), CAPS[task_version] + 1))
+    return world, tuple(play_through(world, (), cap("refund", task_version) + 1))
 
 
 def sprung(findings: Iterable[Finding]) -> set[str]:
