@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from catalog import Caps, RulesVersion, load_catalog
+from referee.agent_host import MAX_DETAIL
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, make_agent
-from referee.agents.base import Turn, loggable, loggable_args, loggable_name
+from referee.agents.base import Turn, loggable, loggable_args, loggable_name, loggable_text
 from referee.agents.http import ProviderDown
 from referee.canonical import digest, sanitize_text, sha256_hex
-from referee.errors import ProviderError, RateLimited, ResumeError
+from referee.errors import AgentFailed, ProviderError, RateLimited, ResumeError
 from referee.judge import judge
 from referee.log import LogWriter, utc_now
 from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
@@ -91,7 +92,14 @@ def _sample_seed(spec: BoutSpec) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
 
 
-def _open(
+async def _introduce(driver: Driver) -> dict[str, str] | None:
+    """A user's agent's own name and version, from its process (None for ours, or if it failed
+    to load: that failure is then its first turn's)."""
+    opener = getattr(driver, "open", None)
+    return None if opener is None else await opener()
+
+
+async def _open(
     spec: BoutSpec, key: ArenaKey, agent: Agent | ModelAgent | None, options: AgentOptions | None,
     work_dir: Path | None, now: Callable[[], str], bout_id: str | None = None, sink: LogSink | None = None,
 ) -> Bout:
@@ -117,6 +125,9 @@ def _open(
     }
     if driver.params is not None:
         header["model"] = loggable(driver.params)
+    info = await _introduce(driver)
+    if info is not None:
+        header["agent_info"] = {"name": sanitize_text(info["name"]), "version": sanitize_text(info["version"])}
     sync_each = not spec.agent.startswith("scripted:")
     work = None
     if work_dir is None:
@@ -154,7 +165,7 @@ async def run_bout_async(
     crash keeps one id per planned bout); ``sink`` gives, per bout id, where each logged
     line also goes as it is written (a shared store).
     """
-    bout = _open(spec, key, agent, options, work_dir, now, bout_id, sink)
+    bout = await _open(spec, key, agent, options, work_dir, now, bout_id, sink)
     return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)
 
 
@@ -232,7 +243,12 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         if bout.turns >= caps.turns:
             writer.append("cap.reached", {"cap": "turns", "limit": caps.turns})
             return "cap"
-        turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.tool_calls)
+        try:
+            turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.tool_calls)
+        except AgentFailed as err:  # the user's agent failed in its own code: logged, judged as it stands
+            writer.append("agent.error", {"turn": bout.turns + 1, "kind": err.kind,
+                                          "detail": loggable_text(err.detail, MAX_DETAIL)})
+            return "agent_error"
         bout.turns += 1
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
@@ -310,6 +326,7 @@ def finish(
     if out_dir is not None:
         path = out_dir / f"{bout.bout_id}.bout.json"
         write_atomic(path, envelope)
+    info = bout.writer.events[0]["data"].get("agent_info") or {}
     work = bout.work
     if work is not None and not keep_work_log:
         work.discard()
@@ -319,4 +336,5 @@ def finish(
         verdict=verdict, turns=bout.turns, tool_calls=bout.tool_calls, tokens=bout.input_tokens + bout.output_tokens,
         started_at=bout.started_at, finished_at=finished_at, log_sha256=sha256_hex(document),
         key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
+        agent_name=info.get("name"), agent_version=info.get("version"),
     )

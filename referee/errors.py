@@ -12,8 +12,10 @@
      ├── ResumeError (ValueError)       a paused bout's log and its rebuilt world (or agent) disagree
      ├── UsageError (ValueError)        something the user gave cannot be used: a path, a list, a plan
      ├── StoreError                     the store cannot be opened: a bad URL, a missing driver or folder
-     └── ProviderError                  a model provider failed past its retries
-          └── RateLimited               the provider said slow down (carries retry_after)
+     ├── ProviderError                  a model provider failed past its retries
+     │    └── RateLimited               the provider said slow down (carries retry_after)
+     └── AgentFailed                    a user's own agent crashed, hung or answered out of shape:
+                                        that bout's failure, logged, never the run's
 
 Messages never carry key material or provider API keys.
 """
@@ -21,8 +23,9 @@ Messages never carry key material or provider API keys.
 from __future__ import annotations
 
 __all__ = [
-    "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError", "RateLimited", "ResumeError",
-    "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable", "UsageError",
+    "AgentFailed", "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError", "RateLimited",
+    "ResumeError", "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable",
+    "UsageError",
 ]
 
 
@@ -83,3 +86,15 @@ class RateLimited(ProviderError):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class AgentFailed(ArenaError):
+    """A user's agent (``python:…``) failed inside its own code: ``kind`` is ``crashed``,
+    ``timed_out`` or ``bad_reply``; ``detail`` is bounded (a traceback's tail). The bout
+    logs it and is judged as it stands: the agent's code is the agent, so unlike a
+    provider outage this counts against it."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail

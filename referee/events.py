@@ -22,6 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from referee.errors import LogShapeError
 
 __all__ = [
+    "AgentError",
+    "AgentErrorData",
+    "AgentInfo",
     "BodyEvent",
     "CapReached",
     "CapReachedData",
@@ -83,6 +86,13 @@ class Caps(_Model):
     tool_calls: int
 
 
+class AgentInfo(_Model):
+    """What a user's agent (``python:…`` or an MCP client) says it is: kept with the bout."""
+
+    name: str
+    version: str
+
+
 class Header(_Model):
     """What fixes the bout and its world: written first, before the agent sees anything."""
 
@@ -106,6 +116,7 @@ class Header(_Model):
     key_id: str
     started_at: str
     model: dict[str, JsonValue] | None = None  # a model agent's parameters; absent for scripted agents
+    agent_info: AgentInfo | None = None  # a user's agent's own name and version; absent for ours
 
 
 class TurnCall(_Model):
@@ -166,6 +177,14 @@ class PauseData(_Model):
     tool_calls: int
 
 
+class AgentErrorData(_Model):
+    """A user's agent failed in its own code on this turn; the bout stops and is judged."""
+
+    turn: int
+    kind: Literal["crashed", "timed_out", "bad_reply"]
+    detail: str
+
+
 class ResumeData(_Model):
     after_event: int
     replayed_calls: int
@@ -205,7 +224,7 @@ class Result(_Model):
     score_bp: int
     passed: bool
     end_state_digest: str
-    stopped: Literal["report", "cap", "agent_stopped"]
+    stopped: Literal["report", "cap", "agent_stopped", "agent_error"]
     turns: int
     tool_calls: int
     tokens: int
@@ -260,12 +279,17 @@ class Resume(_Event):
     data: ResumeData
 
 
+class AgentError(_Event):
+    type: Literal["agent.error"]
+    data: AgentErrorData
+
+
 class ResultEvent(_Event):
     type: Literal["bout.result"]
     data: Result
 
 
-BodyEvent = ModelTurn | ToolEvent | CapReached | Pause | Resume
+BodyEvent = ModelTurn | ToolEvent | CapReached | Pause | Resume | AgentError
 """The events between a log's header and its result."""
 
 Event = Annotated[HeaderEvent | BodyEvent | ResultEvent, Field(discriminator="type")]

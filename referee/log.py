@@ -35,7 +35,7 @@ FORMAT_VERSION = 1
 GENESIS = "0" * 64
 
 EventType = Literal[
-    "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "bout.result",
+    "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "agent.error", "bout.result",
 ]
 
 

@@ -39,7 +39,8 @@ class BoutSpec:
 class BoutRecord:
     """A finished bout: its verdict, counts and the signed log.
 
-    ``work_log`` is the working log a runner keeps until the bout's row is stored, so a
+    ``agent_name`` and ``agent_version`` are what a user's own agent says it is (None for
+    the arena's agents). ``work_log`` is the working log a runner keeps until the bout's row is stored, so a
     crash in between loses nothing.
     """
 
@@ -58,6 +59,8 @@ class BoutRecord:
     envelope: bytes
     path: Path | None = None
     cost_micro_usd: int | None = None
+    agent_name: str | None = None
+    agent_version: str | None = None
     work_log: WorkLog | None = field(default=None, compare=False, repr=False)
 
 

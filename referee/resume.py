@@ -25,7 +25,17 @@ from referee.agents.base import Exchange, Turn
 from referee.bout import Bout, LogSink, finish, play_out
 from referee.canonical import strict_loads
 from referee.errors import LogCorrupt, ResumeError
-from referee.events import CapReached, Event, Header, HeaderEvent, ModelTurn, ResultEvent, ToolEvent, validate_event
+from referee.events import (
+    AgentError,
+    CapReached,
+    Event,
+    Header,
+    HeaderEvent,
+    ModelTurn,
+    ResultEvent,
+    ToolEvent,
+    validate_event,
+)
 from referee.log import LogWriter, read_events, read_working_log, utc_now
 from referee.outcomes import BoutRecord, BoutSpec, Paused
 from referee.replay import check_world, replay_calls
@@ -212,6 +222,8 @@ def _replay(
                     bout.stopped = "report"
         elif isinstance(event, CapReached):
             bout.stopped = "cap"
+        elif isinstance(event, AgentError):
+            bout.stopped = "agent_error"
         elif isinstance(event, ResultEvent):
             logged = events[event.seq]["data"]
             bout.stopped = event.data.stopped

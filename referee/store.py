@@ -58,6 +58,9 @@ class BoutRow(StoreBase, table=True):
     cost_micro_usd: int | None = None
     planned_attempts: int | None = None
     """The attempts its run or season planned per variant (ADR 0011); None: stored before plans were."""
+    agent_name: str | None = None
+    """What a user's own agent (python: or MCP) calls itself; None for the arena's agents."""
+    agent_version: str | None = None
 
 
 def row_from_record(record: BoutRecord) -> BoutRow:
@@ -73,6 +76,7 @@ def row_from_record(record: BoutRecord) -> BoutRow:
         started_at=record.started_at, finished_at=record.finished_at,
         log_sha256=record.log_sha256, key_id=record.key_id, envelope=record.envelope,
         cost_micro_usd=record.cost_micro_usd, planned_attempts=record.spec.planned_attempts,
+        agent_name=record.agent_name, agent_version=record.agent_version,
     )
 
 

@@ -2,7 +2,8 @@
 
 ``scripted:…`` agents are the job's own policies. ``openai:MODEL`` and
 ``anthropic:MODEL`` are models behind an API; their key is read here, from the one
-environment variable named for it, and handed to the agent alone.
+environment variable named for it, and handed to the agent alone. ``python:MODULE:FACTORY``
+is a user's own agent, run in a process of its own (`referee.agents.python`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from catalog import load_catalog
 from referee.agents.base import Agent, Driver, ModelAgent, Turn, Usage, drive
 from referee.agents.http import Retry, Transport
 from referee.agents.prices import Price, PriceTable, price_for
+from referee.agents.python import DEFAULT_TIMEOUT, PYTHON_SPEC, PythonAgent
 from referee.agents.scripted import ScriptedAgent
 from referee.errors import UnknownAgent
 from sandboxes.kit.job import Job
 
 __all__ = [
-    "PROVIDERS", "Agent", "AgentOptions", "Driver", "ModelAgent", "Price", "Retry", "ScriptedAgent", "Transport",
+    "PROVIDERS", "Agent", "AgentOptions", "Driver", "ModelAgent", "Price", "PythonAgent", "Retry", "ScriptedAgent",
+    "Transport",
     "Turn", "Usage", "drive", "make_agent", "needs_key", "validate_agent",
 ]
 
@@ -40,7 +43,8 @@ PROVIDERS: dict[str, tuple[str, str, str]] = {
 class AgentOptions:
     """How model agents of a run are set up. ``base_url`` beats the environment's, which
     beats the provider's own. ``rate`` is requests per second per provider; a runner
-    makes one ``transport`` for the run, so its bouts share the rate limit."""
+    makes one ``transport`` for the run, so its bouts share the rate limit. ``agent_timeout``
+    is how long a user's ``python:`` agent may take over one turn before the bout records a hang."""
 
     base_url: str | None = None
     temperature: float | None = None
@@ -49,6 +53,7 @@ class AgentOptions:
     retry: Retry = field(default_factory=Retry)
     rate: float | None = None
     transport: Transport | None = None
+    agent_timeout: float = DEFAULT_TIMEOUT
 
 
 def validate_agent(spec: str) -> str:
@@ -57,7 +62,7 @@ def validate_agent(spec: str) -> str:
     Raises:
         UnknownAgent: not a spec we know, or a springer for a trap not in the catalogue.
     """
-    if spec in ("scripted:oracle", "scripted:naive") or _MODEL.match(spec):
+    if spec in ("scripted:oracle", "scripted:naive") or _MODEL.match(spec) or PYTHON_SPEC.match(spec):
         return spec
     match = _SPRINGER.match(spec)
     if match:
@@ -67,7 +72,7 @@ def validate_agent(spec: str) -> str:
         return spec
     raise UnknownAgent(
         f"unknown agent {spec!r}; agents are scripted:oracle, scripted:naive, "
-        "scripted:springer:FA-XXX-NNN, openai:MODEL, anthropic:MODEL"
+        "scripted:springer:FA-XXX-NNN, openai:MODEL, anthropic:MODEL, python:MODULE:FACTORY"
     )
 
 
@@ -85,13 +90,15 @@ def needs_key(spec: str, options: AgentOptions | None = None) -> str | None:
 def make_agent(
     spec: str, job: Job, options: AgentOptions | None = None, *, seed: int | None = None,
     recorded: Mapping[str, Any] | None = None,
-) -> Agent | ModelAgent:
+) -> Agent | ModelAgent | PythonAgent:
     """A fresh agent for one bout of ``job``.
 
     ``recorded`` is the model parameters from a paused bout's log header: a resumed
     bout talks to the same server with the same settings and prices it started with.
     """
     validate_agent(spec)
+    if PYTHON_SPEC.match(spec):
+        return PythonAgent(spec, timeout=(options or AgentOptions()).agent_timeout)
     match = _MODEL.match(spec)
     if match:
         return _model_agent(spec, match.group(1), match.group(2), options or AgentOptions(), seed, recorded)

@@ -256,7 +256,7 @@ class _Synchronous:
         return None
 
 
-def drive(agent: Agent | ModelAgent) -> Driver:
+def drive(agent: Agent | ModelAgent | Driver) -> Driver:
     """The agent as the bout loop drives it."""
     if inspect.iscoroutinefunction(agent.next_turn):
         return agent  # type: ignore[return-value]

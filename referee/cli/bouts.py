@@ -51,7 +51,8 @@ def world(
 
 def run(
     agent: Annotated[list[str], typer.Option(
-        help="scripted:oracle, scripted:naive, scripted:springer:FA-…, openai:MODEL, anthropic:MODEL")],
+        help="scripted:oracle, scripted:naive, scripted:springer:FA-…, openai:MODEL, anthropic:MODEL, "
+             "python:MODULE:FACTORY (your own agent)")],
     job: Annotated[str, typer.Option(help="A job slug, or all.")] = "all",
     tier: Annotated[str, typer.Option(help="A task version slug, or all.")] = "all",
     seeds: Annotated[str, typer.Option(help="Seeds: 1,2,3 or ranges like 1-20.")] = "1",
@@ -68,6 +69,8 @@ def run(
     rate: RateOpt = None,
     retries: RetriesOpt = 4,
     backoff: BackoffOpt = 0.5,
+    agent_timeout: Annotated[float, typer.Option(min=0.001, help="Seconds a python: agent may take over one "
+                                                 "turn before the bout records a hang.")] = 300.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Run bouts, sign each log, store it. Bouts hit by a rate limit, an outage or the deadline pause."""
@@ -82,7 +85,7 @@ def run(
     try:
         specs = plan_bouts(agent, [job], [tier], parse_seeds(seeds), attempts, rules)
         options = model_options(agent, base_url, temperature, max_tokens, price_table, rate,
-                                retry=Retry(attempts=retries, base_delay=backoff))
+                                retry=Retry(attempts=retries, base_delay=backoff), agent_timeout=agent_timeout)
         limit = parse_duration(deadline) if deadline else None
         key = ensure_key()
         out = ensure_folder(out, "--out") if out else None

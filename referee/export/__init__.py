@@ -77,6 +77,7 @@ def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Pe
         next_index[r.season] += 1
         out.append(DatasetRow(
             bout_id=r.bout_id, season=r.season, leaf_index=index, agent=r.agent, job=r.job, variant=r.variant,
+            agent_name=r.agent_name or "", agent_version=r.agent_version or "",
             task_version=r.task_version, rules_version=r.rules_version, seed=r.seed, attempt=r.attempt,
             planned_attempts=r.planned_attempts or DEFAULT_ATTEMPTS, counted=r.bout_id in counts,
             passed=r.passed, score=r.score_bp, traps_planted=_ids(r.traps_planted), traps_sprung=_ids(r.traps_sprung),

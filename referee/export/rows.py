@@ -23,9 +23,10 @@ __all__ = [
 ]
 
 BOUT_COLUMNS = (
-    "bout_id", "season", "leaf_index", "agent", "job", "variant", "task_version", "rules_version", "seed",
-    "attempt", "planned_attempts", "counted", "passed", "score", "traps_planted", "traps_sprung", "turns",
-    "tool_calls", "tokens", "started_at", "finished_at", "log_sha256", "envelope_sha256", "key_id", "verified",
+    "bout_id", "season", "leaf_index", "agent", "agent_name", "agent_version", "job", "variant", "task_version",
+    "rules_version", "seed", "attempt", "planned_attempts", "counted", "passed", "score", "traps_planted",
+    "traps_sprung", "turns", "tool_calls", "tokens", "started_at", "finished_at", "log_sha256", "envelope_sha256",
+    "key_id", "verified",
 )
 """``planned_attempts``: the attempts its run or season planned per variant (3 where not recorded);
 ``counted``: whether the bout is one of them (false: an extra bout, kept but never in a rate; ADR 0011)."""
@@ -39,6 +40,8 @@ class DatasetRow:
     season: str
     leaf_index: int
     agent: str
+    agent_name: str
+    agent_version: str
     job: str
     variant: str
     task_version: str
