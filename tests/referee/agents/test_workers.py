@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 from sqlmodel import Session
 
 from referee.home import ensure_key
@@ -54,6 +55,24 @@ def worker_env(arena_home: Path) -> Iterator[dict[str, str]]:
     yield env
 
 
+def _holding_a_logged_bout(store: Store, workers: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """The worker process that holds a running model bout with at least two events in the store."""
+    by_pid = {w.pid: w for w in workers}
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with Session(store.engine) as session:
+            held = session.execute(text(
+                "SELECT s.worker FROM season_bout s JOIN bout_event e ON e.bout_id = s.bout_id"
+                " WHERE s.state = 'running' AND s.agent LIKE 'openai:%' GROUP BY s.worker HAVING COUNT(*) >= 2"
+            )).scalars().all()
+        for name in held:
+            pid = int(name.split(":")[1])
+            if pid in by_pid and by_pid[pid].poll() is None:
+                return by_pid[pid]
+        time.sleep(0.05)
+    raise AssertionError("no worker held a model bout with logged turns within two minutes")
+
+
 def _verdicts(rows: list[BoutRow]) -> dict[tuple[str, str, str, int, int], tuple[bool, int, str]]:
     return {(r.agent, r.job, r.task_version, r.seed, r.attempt): (r.passed, r.score_bp, r.traps_sprung) for r in rows}
 
@@ -68,8 +87,16 @@ def test_workers_killed_at_random_lose_and_duplicate_nothing(
         _plan(store, "s")
         planned = season_status(store, "s")["planned"]
         workers = [_worker(pg_url, worker_env) for _ in range(3)]
-        killed = 0
-        for _ in range(4):  # kill one at a random moment, start another in its place
+        # First one kill that is sure to land mid-bout (a model bout with turns in the store),
+        # however slow the machine; then kills at random moments.
+        workers.remove(victim := _holding_a_logged_bout(store, workers))
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        assert victim.stderr is not None
+        victim.stderr.close()
+        workers.append(_worker(pg_url, worker_env))
+        killed = 1
+        for _ in range(3):  # kill one at a random moment, start another in its place
             time.sleep(chaos.uniform(0.5, 2.5))
             victim = workers.pop(chaos.randrange(len(workers)))
             if victim.poll() is None:
