@@ -22,9 +22,11 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from sqlmodel import Session as DbSession
+from typer.testing import CliRunner
 
 from catalog import load_catalog
 from referee.bout import run_bout
+from referee.cli import app
 from referee.log import parse_log
 from referee.outcomes import BoutSpec
 from referee.pool import collect
@@ -159,6 +161,10 @@ def test_a_stdio_client_plays_every_job_as_the_oracle_does(arena_home: Path, key
         assert header["agent"] == "mcp:stdio-test:oracle-by-hand"
         assert header["agent_info"] == {"name": "stdio-test", "version": "1.2.3"}
         _like_the_oracle(events, key, ring)
+    board = CliRunner().invoke(app, ["board", "--json"])
+    assert board.exit_code == 0, board.output
+    rows = [r for r in json.loads(board.output)["leaderboard"] if r["agent"] == "mcp:stdio-test:oracle-by-hand"]
+    assert len(rows) == 1 and rows[0]["bouts"] == len(JOBS)  # on the board like any agent
 
 
 def test_http_sessions_play_at_once_and_see_only_their_own(
