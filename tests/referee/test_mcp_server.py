@@ -57,8 +57,8 @@ def _stdio(home: Path, name: str = "stdio-test") -> Client:
 
 
 @contextmanager
-def _http_server(home: Path, tmp: Path) -> Iterator[str]:
-    """A real ``arena serve mcp --http`` on a free loopback port; yields its URL."""
+def _http_server(home: Path, tmp: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real ``arena serve mcp --http`` on a free loopback port; yields its URL and process."""
     err = tmp / "server.err"
     with err.open("wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "mcp", "--http", "--port", "0"],
@@ -68,7 +68,7 @@ def _http_server(home: Path, tmp: Path) -> Iterator[str]:
         while "arena MCP server on " not in err.read_text():
             assert proc.poll() is None and time.monotonic() < deadline, err.read_text()
             time.sleep(0.05)
-        yield err.read_text().split("arena MCP server on ", 1)[1].split()[0]
+        yield err.read_text().split("arena MCP server on ", 1)[1].split()[0], proc
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -193,9 +193,33 @@ def test_http_sessions_play_at_once_and_see_only_their_own(
             for job in sorted(JOBS):
                 group.start_soon(one, url, job, done)
 
-    with _http_server(arena_home, tmp_path) as url:
+    async def stateless(url: str) -> None:
+        async with Client(url, mode="2026-07-28") as client:  # no session: the management tools only
+            assert "arena_list_jobs" in {t.name for t in (await client.list_tools()).tools}
+            reply, error = await _call(client, "arena_start_bout", {"job": "refund"})
+            assert error and "a bout needs a session" in reply["error"]
+
+    async def stopped_midway(url: str, proc: subprocess.Popen[bytes]) -> str:
+        async with Client(url) as client:
+            started, _ = await _call(client, "arena_start_bout", {"job": "refund", "task_version": TIER,
+                                                                  "seed": SEED})
+            await _call(client, "list_tickets", {})
+            proc.terminate()  # the server stops while the bout runs
+            await anyio.to_thread.run_sync(proc.wait)
+            return str(started["bout_id"])
+
+    with _http_server(arena_home, tmp_path) as (url, proc):
         assert url.startswith("http://127.0.0.1:")
         anyio.run(main, url)
+        anyio.run(stateless, url)
+        cut = anyio.run(stopped_midway, url, proc)
+    store = Store(f"sqlite:///{arena_home / 'arena.db'}")
+    try:
+        with DbSession(store.engine) as db:
+            row = db.get(PausedRow, cut)
+        assert row is not None and row.reason == "disconnected" and row.tool_calls == 1  # paused, not dropped
+    finally:
+        store.close()
     assert sorted(played) == sorted(JOBS)
     for bout_id in played.values():
         events = _signed(arena_home, bout_id)
