@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlmodel import Session as DbSession
+
 from catalog import CatalogError, load_catalog
 from referee.agents.base import Exchange, Turn
 from referee.bout import new_bout_id, run_bout_async
@@ -255,8 +257,6 @@ class Arena:
             events = read_working_log(path)
             if events and str(events[0]["data"].get("agent", "")).startswith(CLIENT_PREFIX):
                 return Unfinished(bout_id, path=path)
-        from sqlmodel import Session as DbSession
-
         with DbSession(self.store.engine) as db:
             row = db.get(PausedRow, bout_id)
         if row is not None and row.agent.startswith(CLIENT_PREFIX):
@@ -454,9 +454,9 @@ class Session:
         calls = bout.tool_calls
         await self._turn(bout, Turn(calls=(Call(name, args),)))
         ran = bout.tool_calls > calls
+        why = "the bout's tool-call cap was reached" if bout.stopped == "cap" else f"the bout is {bout.state}"
         outcome = dict(bout.last or {}) if ran else {
-            "ok": False, "error": {"kind": "limit", "message": "the bout's tool-call cap was reached; the call "
-                                                               "did not run"}}
+            "ok": False, "error": {"kind": "limit", "message": f"{why}; the call did not run"}}
         if bout.state == "running":
             return Reply(outcome, error=not outcome["ok"])
         return Reply({**outcome, "bout": self._ended(bout)}, error=not outcome["ok"], changed=True)
