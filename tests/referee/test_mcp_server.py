@@ -173,8 +173,14 @@ def test_http_sessions_play_at_once_and_see_only_their_own(
     played: dict[str, str] = {}
 
     async def one(url: str, job: str, others: dict[str, anyio.Event]) -> None:
-        async with Client(url) as client:
+        told: list[str] = []
+
+        async def heard(message: Any) -> None:
+            told.append(str(getattr(getattr(message, "root", message), "method", "")))
+
+        async with Client(url, message_handler=heard) as client:
             played[job] = await _play(client, job)
+            assert "notifications/tools/list_changed" in told  # the client was told its tools changed
             others[job].set()
             for event in others.values():
                 await event.wait()
