@@ -48,10 +48,11 @@ def _env(home: Path) -> dict[str, str]:
     return {**env, "ARENA_HOME": str(home), "PYTHONPATH": str(ROOT)}
 
 
-def _stdio(home: Path, name: str = "stdio-test") -> Client:
+def _stdio(home: Path, name: str = "stdio-test", out: Path | None = None) -> Client:
     from mcp_types import Implementation
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "referee.cli", "serve", "mcp"],
+    extra = ["--out", str(out)] if out is not None else []
+    params = StdioServerParameters(command=sys.executable, args=["-m", "referee.cli", "serve", "mcp", *extra],
                                    env=_env(home), cwd=str(ROOT))
     return Client(params, client_info=Implementation(name=name, version="1.2.3"))
 
@@ -149,12 +150,21 @@ def _like_the_oracle(events: list[dict[str, Any]], key: ArenaKey, ring: Keyring)
     assert result["passed"]
 
 
-def test_a_stdio_client_plays_every_job_as_the_oracle_does(arena_home: Path, key: ArenaKey, ring: Keyring) -> None:
+def test_a_stdio_client_plays_every_job_as_the_oracle_does(
+    arena_home: Path, tmp_path: Path, key: ArenaKey, ring: Keyring,
+) -> None:
+    out = tmp_path / "logs"
+
     async def main() -> list[str]:
-        async with _stdio(arena_home) as client:
+        async with _stdio(arena_home, out=out) as client:
             return [await _play(client, job) for job in sorted(JOBS)]
 
     bout_ids = anyio.run(main)
+    logs = sorted(out.glob("*.bout.json"))
+    assert sorted(p.name for p in logs) == sorted(f"{b}.bout.json" for b in bout_ids)
+    replayed = CliRunner().invoke(app, ["replay", *map(str, logs)])  # `arena replay`, as anyone would check them
+    assert replayed.exit_code == 0, replayed.output
+    assert replayed.output.count("Verified, Reproduced") == len(JOBS)
     for bout_id in bout_ids:
         events = _signed(arena_home, bout_id)
         header = events[0]["data"]
