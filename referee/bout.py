@@ -30,7 +30,7 @@ from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive
 from referee.agents.base import Turn, loggable, loggable_args, loggable_name, loggable_text
 from referee.agents.http import ProviderDown
 from referee.canonical import digest, sanitize_text, sha256_hex
-from referee.errors import AgentFailed, ProviderError, RateLimited, ResumeError
+from referee.errors import AgentFailed, AgentGone, ProviderError, RateLimited, ResumeError
 from referee.judge import judge
 from referee.log import LogWriter, utc_now
 from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
@@ -100,7 +100,7 @@ async def _introduce(driver: Driver) -> dict[str, str] | None:
 
 
 async def _open(
-    spec: BoutSpec, key: ArenaKey, agent: Agent | ModelAgent | None, options: AgentOptions | None,
+    spec: BoutSpec, key: ArenaKey, agent: Agent | ModelAgent | Driver | None, options: AgentOptions | None,
     work_dir: Path | None, now: Callable[[], str], bout_id: str | None = None, sink: LogSink | None = None,
 ) -> Bout:
     catalog = load_catalog()
@@ -145,7 +145,7 @@ async def run_bout_async(
     spec: BoutSpec,
     key: ArenaKey,
     *,
-    agent: Agent | ModelAgent | None = None,
+    agent: Agent | ModelAgent | Driver | None = None,
     options: AgentOptions | None = None,
     out_dir: Path | None = None,
     work_dir: Path | None = None,
@@ -173,7 +173,7 @@ def run_bout(
     spec: BoutSpec,
     key: ArenaKey,
     *,
-    agent: Agent | ModelAgent | None = None,
+    agent: Agent | ModelAgent | Driver | None = None,
     options: AgentOptions | None = None,
     out_dir: Path | None = None,
     work_dir: Path | None = None,
@@ -206,6 +206,8 @@ async def play_out(
             outcome = _pause(bout, _Pause("provider_unreachable" if err.unreachable else "provider_down", str(err)))
         except ProviderError as err:
             outcome = _pause(bout, _Pause("provider_error", str(err)))
+        except AgentGone as err:  # an MCP client went away: paused for it to resume (ADR 0019)
+            outcome = _pause(bout, _Pause("disconnected", str(err)))
         except _Pause as pause:
             outcome = _pause(bout, pause)
         else:

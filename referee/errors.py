@@ -14,8 +14,10 @@
      ├── StoreError                     the store cannot be opened: a bad URL, a missing driver or folder
      ├── ProviderError                  a model provider failed past its retries
      │    └── RateLimited               the provider said slow down (carries retry_after)
-     └── AgentFailed                    a user's own agent crashed, hung or answered out of shape:
-                                        that bout's failure, logged, never the run's
+     ├── AgentFailed                    a user's own agent crashed, hung or answered out of shape:
+     │                                  that bout's failure, logged, never the run's
+     └── AgentGone                      an MCP client went away (disconnected or silent): the bout
+                                        pauses for the client to resume, never counted against it
 
 Messages never carry key material or provider API keys.
 """
@@ -23,9 +25,9 @@ Messages never carry key material or provider API keys.
 from __future__ import annotations
 
 __all__ = [
-    "AgentFailed", "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError", "RateLimited",
-    "ResumeError", "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable",
-    "UsageError",
+    "AgentFailed", "AgentGone", "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError",
+    "RateLimited", "ResumeError", "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion",
+    "Unverifiable", "UsageError",
 ]
 
 
@@ -98,3 +100,10 @@ class AgentFailed(ArenaError):
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+
+
+class AgentGone(ArenaError):
+    """The client playing a bout over MCP went away: it disconnected, or sent no call for
+    the server's idle limit. The bout pauses (reason ``disconnected``) and any session
+    holding its id can resume it; like an outage, and unlike a crash in a user's code,
+    a dropped connection says nothing about the agent."""

@@ -51,8 +51,10 @@ __all__ = [
     "validate_event",
 ]
 
-PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline"]
-"""Why a bout paused; `provider_unreachable` (nothing listening) is parked for `arena resume` at once."""
+PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline",
+                      "disconnected"]
+"""Why a bout paused; `provider_unreachable` (nothing listening) is parked for `arena resume` at once;
+`disconnected`: the MCP client playing it went away (ADR 0019), for a client to resume."""
 
 _STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
 

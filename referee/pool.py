@@ -26,7 +26,10 @@ from referee.signing import ArenaKey
 from referee.store import Store
 from referee.worklog import SUFFIX, WorkLog, unfinished
 
-__all__ = ["MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect"]
+__all__ = ["CLIENT_PREFIX", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect"]
+
+CLIENT_PREFIX = "mcp:"
+"""Agents played by an MCP client: only a client can carry their bouts on, never a runner."""
 
 MAX_WAIT = 600.0
 """Seconds a run waits to resume a paused bout itself; a longer Retry-After leaves it paused."""
@@ -73,6 +76,8 @@ def collect(work_dir: Path, store: Store | None) -> list[Unfinished]:
     if store is None:
         return list(found.values())
     for row in store.paused():
+        if row.agent.startswith(CLIENT_PREFIX):
+            continue  # an MCP client's bout waits for a client to resume it (ADR 0019)
         local = found.get(row.bout_id)
         if local is not None and local.path is not None and _size(local.path) < len(row.log):
             work = WorkLog.claim(local.path)  # resumed further on another machine: take the store's log

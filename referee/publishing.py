@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Group
 
+from referee.agents import AgentOptions
 from referee.boards import caps_board, failure_modes, leaderboard
 from referee.export import ExportResult, export_dataset, verify_dataset
 from referee.export.manifest import Failures
@@ -17,13 +18,15 @@ from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_
 from referee.keys import load_periods
 from referee.outcomes import BoutRecord
 from referee.render import caps_table, failure_table, leader_table
+from referee.runfile import load_run_file, parse_run_file
 from referee.runner import model_options
-from referee.seasons import new_season, pending_attempts, run_season, season_agents, season_status
+from referee.seasons import new_season, pending_attempts, run_season, season_agents, season_run_file, season_status
 from referee.store import Store
 from referee.worker import WorkerReport, WorkerSettings, run_worker
 
 __all__ = [
-    "board", "create_season", "export", "play_season", "spawn_workers", "status", "verify_export", "work",
+    "board", "create_season", "create_season_from", "export", "play_season", "spawn_workers", "status",
+    "verify_export", "work",
 ]
 
 
@@ -42,13 +45,40 @@ def create_season(db: str | None, name: str, agents: Sequence[str], jobs: Sequen
         store.close()
 
 
+def create_season_from(db: str | None, name: str, path: Path) -> int:
+    """Queue a season from a run file (ADR 0020), kept with it; returns how many bouts were planned."""
+    plan = load_run_file(path)
+    store = _store(db)
+    try:
+        new_season(store, name, plan.agents, plan.jobs, plan.tiers, plan.variants, plan.attempts, plan.rules,
+                   run_file=plan.text)
+        return season_status(store, name)["planned"]
+    finally:
+        store.close()
+
+
+def _season_options(store: Store, name: str | None, base_url: str | None, rate: float | None) -> AgentOptions:
+    """The model settings a season's bouts run with: its run file's, if it was made from one;
+    ``base_url`` and ``rate`` given now win (a server moved, a tighter limit)."""
+    if name is None:
+        return model_options([], base_url=base_url, rate=rate)
+    agents = season_agents(store, name)
+    text = season_run_file(store, name)
+    if text is None:
+        return model_options(agents, base_url=base_url, rate=rate)
+    plan = parse_run_file(text, f"season {name}'s run file")
+    return model_options(agents, base_url=base_url or plan.base_url, temperature=plan.temperature,
+                         max_tokens=plan.max_tokens, rate=rate or plan.rate, agent_timeout=plan.agent_timeout,
+                         prices=plan.prices)
+
+
 def play_season(db: str | None, name: str, on_done: Callable[[BoutRecord], None] | None = None, *,
                 concurrency: int = 1, deadline: float | None = None, base_url: str | None = None,
                 rate: float | None = None) -> int:
     """Run a season's queue; working logs live in ARENA_HOME/work so a killed run resumes."""
     store = _store(db)
     try:
-        options = model_options(season_agents(store, name), base_url=base_url, rate=rate)
+        options = _season_options(store, name, base_url, rate)
         return run_season(store, name, ensure_key(), on_done=on_done, concurrency=concurrency, deadline=deadline,
                           work_dir=arena_home() / "work", options=options)
     finally:
@@ -61,8 +91,7 @@ def work(db: str | None, season: str | None, on_done: Callable[[BoutRecord], Non
     """Be one worker of a shared store until nothing is left (`referee.worker`)."""
     store = _store(db)
     try:
-        agents = season_agents(store, season) if season else []
-        options = model_options(agents, base_url=base_url, rate=rate)
+        options = _season_options(store, season, base_url, rate)
         settings = WorkerSettings(season=season, concurrency=concurrency, lease=lease, per_provider=per_provider,
                                   options=options, idle_exit=idle_exit)
         return run_worker(store, ensure_key(), settings, on_done)

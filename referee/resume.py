@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from catalog import Caps, CatalogError, load_catalog
-from referee.agents import Agent, AgentOptions, ModelAgent, drive, make_agent
+from referee.agents import Agent, AgentOptions, Driver, ModelAgent, drive, make_agent
 from referee.agents.base import Exchange, Turn
 from referee.bout import Bout, LogSink, finish, play_out
 from referee.canonical import strict_loads
@@ -106,7 +106,7 @@ async def resume_bout_async(
     key: ArenaKey,
     *,
     options: AgentOptions | None = None,
-    agent: Agent | ModelAgent | None = None,
+    agent: Agent | ModelAgent | Driver | None = None,
     out_dir: Path | None = None,
     work_dir: Path | None = None,
     now: Callable[[], str] = utc_now,
@@ -150,7 +150,7 @@ async def resume_bout_async(
 
 def _rebuild(
     events: list[dict[str, Any]], work: WorkLog | None, options: AgentOptions | None,
-    agent: Agent | ModelAgent | None, now: Callable[[], str],
+    agent: Agent | ModelAgent | Driver | None, now: Callable[[], str],
 ) -> tuple[Bout, dict[str, Any] | None]:
     typed = [validate_event(seq, e) for seq, e in enumerate(events)]  # read_events checked them once
     first = typed[0] if typed else None

@@ -16,7 +16,7 @@ from pathlib import Path
 from catalog import CatalogError, load_catalog
 from referee.agents import AgentOptions, needs_key, validate_agent
 from referee.agents.http import Retry
-from referee.agents.prices import load_prices
+from referee.agents.prices import PriceTable, load_prices
 from referee.agents.python import DEFAULT_TIMEOUT, PYTHON_SPEC, probe
 from referee.errors import UnknownAgent, UnknownVersion
 from referee.outcomes import BoutRecord, BoutSpec, Paused
@@ -75,10 +75,11 @@ def parse_duration(text: str) -> float:
 def model_options(
     agents: Sequence[str], base_url: str | None = None, temperature: float | None = None, max_tokens: int = 4096,
     price_table: Path | None = None, rate: float | None = None, retry: Retry | None = None,
-    agent_timeout: float = DEFAULT_TIMEOUT,
+    agent_timeout: float = DEFAULT_TIMEOUT, prices: PriceTable | None = None,
 ) -> AgentOptions:
     """Settings for the run's model agents, checked before any bout starts: a user's
     ``python:`` agent is loaded once in its own process, so an import error fails here.
+    ``prices`` is a table already read (a season's run file); ``price_table`` a file to read.
 
     Raises:
         UnknownAgent: a model agent's API key is not in the environment, or a python agent
@@ -90,7 +91,8 @@ def model_options(
     if not agent_timeout > 0:
         raise ValueError("--agent-timeout must be positive")
     options = AgentOptions(base_url=base_url, temperature=temperature, max_tokens=max_tokens, rate=rate,
-                           prices=load_prices(price_table) if price_table else {}, retry=retry or Retry(),
+                           prices=load_prices(price_table) if price_table else dict(prices or {}),
+                           retry=retry or Retry(),
                            agent_timeout=agent_timeout)
     for agent in agents:
         missing = needs_key(agent, options)

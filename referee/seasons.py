@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sqlalchemy import BigInteger, UniqueConstraint, func
+from sqlalchemy import BigInteger, Text, UniqueConstraint, func
 from sqlmodel import Field, Session, select
 
 from catalog import load_catalog
@@ -31,7 +31,7 @@ from referee.store import BoutRow, PausedRow, Store, StoreBase
 
 __all__ = [
     "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season", "season_agents",
-    "season_status",
+    "season_run_file", "season_status",
 ]
 
 
@@ -50,6 +50,8 @@ class Season(StoreBase, table=True):
     agents: str
     attempts: int
     plan: str
+    run_file: str | None = Field(default=None, sa_type=Text)
+    """The run file's text when the season was made from one (ADR 0020): its model settings apply."""
 
 
 class SeasonBout(StoreBase, table=True):
@@ -84,8 +86,10 @@ def new_season(
     attempts: int = 3,
     rules_version: str | None = None,
     rng: random.Random | None = None,
+    run_file: str | None = None,
 ) -> Season:
-    """Queue ``variants`` seeded variants per job and task version for every agent.
+    """Queue ``variants`` seeded variants per job and task version for every agent;
+    ``run_file`` is the text of the run file it was made from, kept with it.
 
     Raises:
         SeasonError: the name is taken or the numbers make no sense.
@@ -105,7 +109,8 @@ def new_season(
             seeds.add(draw.randrange(MAX_SEED + 1))
         plan[f"{job}/{tier}"] = sorted(seeds)
     season = Season(name=name, created_at=utc_now(), rules_version=probe[0].rules_version,
-                    agents=";".join(dict.fromkeys(agents)), attempts=attempts, plan=json.dumps(plan, sort_keys=True))
+                    agents=";".join(dict.fromkeys(agents)), attempts=attempts, plan=json.dumps(plan, sort_keys=True),
+                    run_file=run_file)
     with Session(store.engine) as session:
         if session.get(Season, name) is not None:
             raise SeasonError(f"a season named {name!r} already exists")
@@ -237,6 +242,12 @@ def _requeue(store: Store, name: str, states: Sequence[str]) -> None:
                 entry.state = "paused"
                 session.add(entry)
         session.commit()
+
+
+def season_run_file(store: Store, name: str) -> str | None:
+    """The text of the run file a season was made from, or None."""
+    with Session(store.engine) as session:
+        return _season(session, name).run_file
 
 
 def season_agents(store: Store, name: str) -> list[str]:

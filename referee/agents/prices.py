@@ -22,7 +22,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Price", "PriceTable", "load_prices", "price_for"]
+__all__ = ["Price", "PriceTable", "load_prices", "parse_prices", "price_for"]
 
 
 @dataclass(frozen=True)
@@ -72,17 +72,30 @@ def load_prices(path: Path) -> PriceTable:
         raw = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise ValueError(f"cannot read the price table {path}: {type(err).__name__}") from None
+    return parse_prices(raw, str(path))
+
+
+def parse_prices(raw: object, where: str) -> PriceTable:
+    """A price table from its parsed TOML or JSON (a price table file, or a season run
+    file's ``[prices]``); ``where`` names it in errors.
+
+    Raises:
+        ValueError: an entry without sensible input and output prices, or a bad currency.
+    """
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: a price table maps models to prices")
+        raise ValueError(f"{where}: a price table maps models to prices")
     table: PriceTable = {}
     for model, entry in raw.items():
         if not isinstance(entry, dict) or not {"input", "output"} <= set(entry):
-            raise ValueError(f"{path}: {model!r} needs input and output prices per million tokens")
+            raise ValueError(f"{where}: {model!r} needs input and output prices per million tokens")
+        unknown = sorted(set(entry) - {"input", "output", "currency"})
+        if unknown:
+            raise ValueError(f"{where}: {model!r}: unknown keys {', '.join(unknown)} (input, output, currency)")
         currency = entry.get("currency", "USD")
         if not isinstance(currency, str) or len(currency) != 3 or not currency.isupper():
-            raise ValueError(f"{path}: {model!r}: currency is an ISO 4217 code")
-        table[str(model)] = Price(_decimal(entry["input"], f"{model} input"),
-                                  _decimal(entry["output"], f"{model} output"), currency)
+            raise ValueError(f"{where}: {model!r}: currency is an ISO 4217 code")
+        table[str(model)] = Price(_decimal(entry["input"], f"{where}: {model} input"),
+                                  _decimal(entry["output"], f"{where}: {model} output"), currency)
     return table
 
 

@@ -15,7 +15,7 @@ import traceback
 
 import typer
 
-from referee.cli import bouts, catalog, seasons, store
+from referee.cli import bouts, catalog, seasons, serve, store
 
 __all__ = ["app", "main"]
 
@@ -45,6 +45,7 @@ app.command()(seasons.board)
 app.add_typer(seasons.dataset_app, name="dataset")
 app.add_typer(store.store_app, name="store")
 app.command()(seasons.worker)
+app.add_typer(serve.serve_app, name="serve")
 
 
 def main() -> None:

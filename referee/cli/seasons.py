@@ -31,21 +31,33 @@ def _csv(text: str) -> list[str]:
 @season_app.command("new")
 def season_new(
     name: str,
-    agents: Annotated[str, typer.Option(help="Comma-separated agent specs.")],
-    jobs: Annotated[str, typer.Option(help="Comma-separated job slugs, or all.")] = "all",
-    tiers: Annotated[str, typer.Option(help="Comma-separated task versions, or all.")] = "all",
-    variants: Annotated[int, typer.Option(help="Seeded variants per job and task version.")] = 5,
-    attempts: Annotated[int, typer.Option(min=1, max=10)] = 3,
+    agents: Annotated[str | None, typer.Option(help="Comma-separated agent specs.")] = None,
+    jobs: Annotated[str | None, typer.Option(help="Comma-separated job slugs, or all (default all).")] = None,
+    tiers: Annotated[str | None, typer.Option(help="Comma-separated task versions, or all (default all).")] = None,
+    variants: Annotated[int | None, typer.Option(help="Seeded variants per job and task version (default 5).")] = None,
+    attempts: Annotated[int | None, typer.Option(min=1, max=10, help="Attempts per variant (default 3).")] = None,
+    from_file: Annotated[Path | None, typer.Option("--from", help="A season run file (TOML): the plan and the model "
+                                                   "settings, kept with the season (README).")] = None,
     db: DbOpt = None,
 ) -> None:
     """Queue a season; its seeds are drawn now (from `secrets`) and stored."""
     from referee.errors import ArenaError
-    from referee.publishing import create_season
+    from referee.publishing import create_season, create_season_from
     from referee.seasons import SeasonError
     from sandboxes import UnknownJob
 
+    given = [flag for flag, value in (("--agents", agents), ("--jobs", jobs), ("--tiers", tiers),
+                                      ("--variants", variants), ("--attempts", attempts)) if value is not None]
+    if from_file is not None and given:
+        _fail(f"{', '.join(given)}: a season made --from a run file takes its plan from the file only")
+    if from_file is None and agents is None:
+        _fail("give --agents (or --from a run file)")
     try:
-        planned = create_season(db, name, _csv(agents), _csv(jobs), _csv(tiers), variants, attempts)
+        if from_file is not None:
+            planned = create_season_from(db, name, from_file)
+        else:
+            planned = create_season(db, name, _csv(agents or ""), _csv(jobs or "all"), _csv(tiers or "all"),
+                                    5 if variants is None else variants, 3 if attempts is None else attempts)
     except (ArenaError, SeasonError, UnknownJob, ValueError) as err:
         _fail(str(err))
     typer.echo(f"season {name}: {planned} bouts queued")

@@ -1,0 +1,55 @@
+"""Serving the arena to agents that bring their own loop: `arena serve mcp`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.cli.options import DbOpt, _fail
+
+serve_app = typer.Typer(help="Serve the arena to your own agents.", no_args_is_help=True)
+
+
+@serve_app.command("mcp")
+def serve_mcp(
+    http: Annotated[bool, typer.Option("--http", help="Streamable HTTP instead of stdio.")] = False,
+    host: Annotated[str, typer.Option(help="HTTP: the address to listen on (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP: the port (0: any free one).")] = 8765,
+    idle: Annotated[str, typer.Option(help="A bout whose client sends no call this long pauses "
+                                           "(and an idle HTTP session ends): 90s, 30m, 2h.")] = "30m",
+    db: DbOpt = None,
+    out: Annotated[Path | None, typer.Option(help="Also write DIR/<bout_id>.bout.json.")] = None,
+) -> None:
+    """An MCP server: any MCP client plays bouts through the job's own tools, judged and signed like any agent."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        _fail("the MCP server needs the mcp extra: pip install 'forge-arena[mcp]'")
+    import asyncio
+
+    from referee.errors import ArenaError
+    from referee.home import arena_home, db_url, ensure_folder, ensure_key
+    from referee.mcp_bouts import Arena
+    from referee.mcp_server import serve_http, serve_stdio
+    from referee.runner import parse_duration
+    from referee.store import Store
+
+    try:
+        limit = parse_duration(idle)
+        key = ensure_key()
+        out = ensure_folder(out, "--out") if out else None
+        work = ensure_folder(arena_home() / "mcp-work", "the MCP working folder")
+        store = Store(db_url(db))
+    except (ArenaError, ValueError) as err:
+        _fail(str(err))
+    arena = Arena(key, store, work, out, limit)
+    try:
+        asyncio.run(serve_http(arena, host, port, limit) if http else serve_stdio(arena))
+    except KeyboardInterrupt:
+        pass
+    except OSError as err:
+        _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
+    finally:
+        store.close()
