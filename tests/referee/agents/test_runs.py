@@ -93,13 +93,16 @@ def test_the_deadline_pauses_running_bouts_and_resume_finishes_them(
     store = Store.sqlite(tmp_path / "arena.db")
     paused: list[Paused] = []
     progress: list[tuple[int, int, int, int]] = []
-    with FakeProvider(key=KEY, latency=0.02).running() as fake:
-        done = run_bouts(specs, key, store=store, work_dir=tmp_path / "work", concurrency=3, deadline=0.3,
+    # A second a turn until the deadline: each bout has logged a turn or two by then, however loaded
+    # the machine, and none can finish (an oracle bout needs more turns); then quickly for the resume.
+    with FakeProvider(key=KEY, latency=1.0).running() as fake:
+        done = run_bouts(specs, key, store=store, work_dir=tmp_path / "work", concurrency=3, deadline=2.5,
                          options=options(fake.openai_url), on_paused=paused.append,
                          on_progress=lambda p: progress.append((p.done, p.paused, p.running, p.not_started)))
         assert done == [] and {p.reason for p in paused} == {"deadline"} and len(paused) == 3
         assert progress[-1] == (0, 3, 0, 3) and max(p[2] for p in progress) == 3
         assert len(store.paused()) == 3 and len(list((tmp_path / "work").iterdir())) == 3
+        fake.latency = 0.02
         resumed = resume_bouts(key, tmp_path / "work", store, options=options(fake.openai_url), concurrency=3)
     assert len(resumed) == 3 and store.paused() == [] and len(store.rows()) == 3
     for record in resumed:
