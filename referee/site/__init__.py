@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from referee.site.build import BuildReport, build_site
 from referee.site.serve import serve_site
-from referee.site.source import DatasetSource, SiteRow, Source, StoreSource
+from referee.site.source import DatasetSource, SiteRow, Source, StoreSource, open_source
 
-__all__ = ["BuildReport", "DatasetSource", "SiteRow", "Source", "StoreSource", "build_site", "serve_site"]
+__all__ = [
+    "BuildReport", "DatasetSource", "SiteRow", "Source", "StoreSource", "build_site", "open_source", "serve_site",
+]

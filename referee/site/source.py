@@ -22,7 +22,7 @@ from referee.errors import SiteError
 from referee.keys import Period, load_periods
 from referee.signing import Keyring
 
-__all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource"]
+__all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource", "open_source"]
 
 _COLUMNS = (
     "bout_id", "season", "agent", "job", "variant", "task_version", "rules_version", "seed", "attempt", "passed",
@@ -194,3 +194,23 @@ class DatasetSource(Source):
                 yield bout_id, path.read_bytes()
             except OSError as err:
                 raise SiteError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def open_source(db: str | None = None, season: str | None = None, dataset: Path | None = None,
+                keys: list[Path] | None = None) -> Source:
+    """The source the user named: a published dataset folder, else the store (one season of it, if given).
+
+    Raises:
+        SiteError: a dataset together with a store or season, or a folder that is not a dataset.
+        StoreError: the store cannot be opened.
+    """
+    from referee.home import db_url, keys_dir
+
+    key_paths = list(keys) if keys else [keys_dir()]
+    if dataset is not None:
+        if db is not None or season is not None:
+            raise SiteError("build from a dataset folder or from the store, not both (--dataset with --db/--season)")
+        return DatasetSource(dataset, key_paths)
+    from referee.store import Store
+
+    return StoreSource(Store(db_url(db)), key_paths, season)
