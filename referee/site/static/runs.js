@@ -11,13 +11,21 @@
   var names = ["agent", "job", "task_version", "trap", "trap_state", "verdict"];
   var PAGE = 100;
   var loaded = null;
+  var waiting = [];
 
+  // Reads every row file once, however many filters ask while it reads.
   function load(done) {
     if (loaded) { done(loaded); return; }
-    window.ARENA_ROWS = window.ARENA_ROWS || [];
+    waiting.push(done);
+    if (waiting.length > 1) { return; }
+    window.ARENA_ROWS = [];
     var n = 0;
     function next() {
-      if (n >= chunks) { loaded = window.ARENA_ROWS; done(loaded); return; }
+      if (n >= chunks) {
+        loaded = window.ARENA_ROWS;
+        waiting.splice(0).forEach(function (f) { f(loaded); });
+        return;
+      }
       var s = document.createElement("script");
       s.src = root + "runs/rows-" + (n + 1) + ".js";
       s.onload = function () { n += 1; next(); };
@@ -108,6 +116,8 @@
     }
     status.textContent = "Filtering…";
     load(function (rows) {
+      w = wanted();  // the form as it is now: a later change may have come while the rows loaded
+      if (Object.keys(w).length === 0) { return; }
       var hits = rows.filter(function (r) { return matches(r, w); });
       status.textContent = hits.length + " of " + rows.length + " bouts match.";
       staticList.hidden = true; out.hidden = false;
