@@ -96,10 +96,10 @@ class _PausedLog:
 
 
 def _load(target: str, keys: list[Path] | None, db: str | None) -> Check | _PausedLog:
-    ring, periods = _ring(keys)
+    """A file or a stored bout, checked against the keys; a paused bout (unsigned yet) as it stands."""
     path = Path(target)
     if path.exists():
-        return verify_path(path, ring, periods)
+        return verify_path(path, *_ring(keys))
     from referee.store import Store
 
     store = Store(db_url(db))
@@ -117,7 +117,7 @@ def _load(target: str, keys: list[Path] | None, db: str | None) -> Check | _Paus
         return _PausedLog(paused.bout_id, paused.reason, paused.detail, tuple(typed), tuple(events))
     if row is None:
         raise AuditError(f"no file and no bout {target!r} in the store")
-    return verify_bytes(row.envelope, ring, periods)
+    return verify_bytes(row.envelope, *_ring(keys))
 
 
 def _short(value: Any, limit: int | None = 160) -> str:

@@ -153,7 +153,7 @@ def test_a_bout_page_shows_a_sprung_traps_evidence_next_to_its_call(
     driver.get((demo_site.root / "bouts" / f"{bout_id}.html").resolve().as_uri())
     assert driver.find_element(By.CSS_SELECTOR, ".versions").text == "Rules 0.4 · Hard v3.1"
     driver.save_screenshot(str(artefacts / "bout.png"))
-    row = driver.find_element(By.XPATH, f"//section[false()] | //table//tr[@class='sprung'][td/a[text()='{trap}']]")
+    row = driver.find_element(By.XPATH, f"//table//tr[@class='sprung'][td/a[text()='{trap}']]")
     link = row.find_element(By.XPATH, ".//a[starts-with(text(), 'call ')]")
     link.click()
     anchor = urlsplit(driver.current_url).fragment
