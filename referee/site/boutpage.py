@@ -30,14 +30,30 @@ PART_BYTES = 200_000
 FOLD_CHARS, FOLD_LINES = 600, 12
 """Text longer than this is folded under <details> (shown whole when opened)."""
 
+_MARK = "<!--/event-->"
+"""Ends each event in the one render of a bout's events, so the builder can cut them into parts."""
+
 _STATE = {"sprung": "sprung", "avoided": "avoided", "not_reached": "not reached"}
 _STOPPED = {"report": "the agent submitted its report", "cap": "a cap was reached",
             "agent_stopped": "the agent made no call", "agent_error": "the agent failed in its own code"}
 
 
+def _text(value: Any) -> str:
+    """JSON a person can read, one member or item per line (each compact): the C encoder's speed,
+    since ``indent`` would make every dump go through Python's slow pure-Python encoder."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and value:
+        return "{\n" + ",\n".join(f"  {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+                                     for k, v in value.items()) + "\n}"
+    if isinstance(value, list) and value:
+        return "[\n" + ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value) + "\n]"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def fold(value: Any) -> Markup:
     """``value`` as preformatted text, folded when long; never shortened."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+    text = _text(value)
     lines = text.count("\n") + 1
     if len(text) <= FOLD_CHARS and lines <= FOLD_LINES:
         return Markup("<pre>") + escape(text) + Markup("</pre>")
@@ -96,11 +112,11 @@ def _fail_reasons(r: Result) -> list[str]:
     return out or ["see the goals, traps and claims"]
 
 
-def render_bout(env: Environment, *, header: Header, body: Sequence[BodyEvent], result: Result | None,
+def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequence[BodyEvent], result: Result | None,
                 verified: bool, reason: str, log_sha256: str, log_href: str | None, agent_slug: str,
                 catalog: Catalog, source: str, paused: str = "") -> BoutPages:
-    """The bout's pages, under ``bouts/``: ``<id>.html`` then ``<id>-p2.html`` and on."""
-    bid = header.bout_id
+    """The bout's pages, under ``bouts/``: ``<page_id>.html`` then ``<page_id>-p2.html`` and on."""
+    bid = page_id  # the row's id: the same as the log's own in every real store
     by_event: dict[int, list[dict[str, Any]]] = {}
     findings = []
     for f in (result.findings if result else []):
@@ -110,10 +126,10 @@ def render_bout(env: Environment, *, header: Header, body: Sequence[BodyEvent], 
         findings.append(item)
         for seq in f.events:
             by_event.setdefault(seq, []).append(item)
-    event_t = env.get_template("event.html.j2")
     root = "../"
-    fragments = [(e.seq, event_t.render(root=root, evidence=by_event.get(e.seq, []), **_event_context(e)))
-                 for e in body]
+    items = [{**_event_context(e), "evidence": by_event.get(e.seq, [])} for e in body]
+    rendered = env.get_template("event.html.j2").render(root=root, items=items).split(_MARK)
+    fragments = list(zip((e.seq for e in body), rendered, strict=False))
     parts: list[list[str]] = [[]]
     size = 0
     where: dict[int, int] = {}

@@ -162,8 +162,8 @@ def _bouts(env: Environment, source: Source, rows: list[SiteRow], writer: _Write
         else:
             start, end = log.typed[0], log.typed[-1]
             assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)
-            pages = render_bout(env, header=start.data, body=log.body, result=end.data, verified=verified,
-                                reason=reason, log_sha256=sha256_hex(base64_payload(envelope)),
+            pages = render_bout(env, page_id=bout_id, header=start.data, body=log.body, result=end.data,
+                                verified=verified, reason=reason, log_sha256=sha256_hex(_payload(envelope)),
                                 log_href=f"../{log_rel}", agent_slug=agent_slug(r.agent), catalog=catalog,
                                 source=source.label).pages
         for rel, html in pages.items():
@@ -178,7 +178,7 @@ def _bouts(env: Environment, source: Source, rows: list[SiteRow], writer: _Write
         raise SiteError(f"{len(missing)} bouts have no signed log in the source, e.g. {sorted(missing)[0]}")
 
 
-def base64_payload(envelope: bytes) -> bytes:
+def _payload(envelope: bytes) -> bytes:
     """The signed payload of an envelope (what the log's SHA-256 is over); b"" if unreadable."""
     import base64
     import binascii

@@ -31,7 +31,10 @@ from referee.site.paths import (
 )
 from referee.site.source import SiteRow
 
-__all__ = ["LIST_PAGE", "ROWS_CHUNK", "Context", "all_pages"]
+__all__ = [
+    "LIST_PAGE", "ROWS_CHUNK", "Context", "agent_pages", "all_pages", "board_pages", "catalogue_pages", "failure_pages",
+    "rules_pages", "runs_pages",
+]
 
 LIST_PAGE = 100
 """Bouts per list page (about 60 KB of HTML)."""
