@@ -1,6 +1,6 @@
 """Print the site's build times for large synthetic stores (never asserted in tests).
 
-    python benchmarks/site.py [10000 100000]
+    python benchmarks/site.py [10000 100000]      # ARENA_SITE_JOBS=1 for one process
 
 The store's rows are synthetic, their logs real: a pool of real signed bouts (oracle and
 naive on every job, Normal 1.0 and Hard v2, seed 1) is run once, and each synthetic row
@@ -16,6 +16,7 @@ rebuild after 10 new bouts.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -30,6 +31,8 @@ from referee.site import BuildReport, StoreSource, build_site
 from referee.store import BoutRow, Store
 
 AGENTS = 8
+JOBS = int(os.environ.get("ARENA_SITE_JOBS") or os.cpu_count() or 1)
+"""Processes for bout pages (`arena site build --jobs`); set ARENA_SITE_JOBS to compare."""
 
 
 def pool(home: Path) -> list[BoutRow]:
@@ -67,7 +70,7 @@ def timed(home: Path, db: Path, out: Path) -> tuple[float, BuildReport]:
     source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
     try:
         began = time.perf_counter()
-        report = build_site(source, out)
+        report = build_site(source, out, jobs=JOBS)
         return time.perf_counter() - began, report
     finally:
         source.close()
@@ -79,7 +82,8 @@ def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         bouts = pool(home)
-        print(f"pool: {len(bouts)} real signed bouts; rows: {AGENTS} agents, 3 attempts per variant")
+        print(f"pool: {len(bouts)} real signed bouts; rows: {AGENTS} agents, 3 attempts per variant; "
+              f"{JOBS} processes for bout pages ({os.cpu_count()} cores)")
         for n in sizes:
             db, out = home / f"bench-{n}.db", home / f"site-{n}"
             synthetic(db, n, bouts)

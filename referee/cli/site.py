@@ -15,10 +15,11 @@ OutOpt = Annotated[Path, typer.Option(help="The site's folder (made if missing; 
                                            "changed).")]
 SeasonOpt = Annotated[str | None, typer.Option(help="Only this season's bouts (default: every bout in the store).")]
 DatasetOpt = Annotated[Path | None, typer.Option(help="Build from a published dataset folder instead of the store.")]
+JobsOpt = Annotated[int, typer.Option(min=1, max=256, help="Processes that verify and render bout pages.")]
 
 
 def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, key: list[Path] | None,
-           quiet: bool = False) -> None:
+           jobs: int = 1, quiet: bool = False) -> None:
     from referee.errors import ArenaError
     from referee.home import ensure_folder
     from referee.site import build_site, open_source
@@ -28,7 +29,7 @@ def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, 
     except ArenaError as err:
         _fail(str(err))
     try:
-        report = build_site(source, ensure_folder(out, "--out"))
+        report = build_site(source, ensure_folder(out, "--out"), jobs=jobs)
     except ArenaError as err:
         _fail(str(err))
     finally:
@@ -42,9 +43,9 @@ def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, 
 
 @site_app.command("build")
 def build(out: OutOpt, db: DbOpt = None, season: SeasonOpt = None, dataset: DatasetOpt = None,
-          key: KeyOpt = None) -> None:
+          key: KeyOpt = None, jobs: JobsOpt = 1) -> None:
     """Build the site from the store (or one season, or a published dataset) into --out."""
-    _build(out, db, season, dataset, key)
+    _build(out, db, season, dataset, key, jobs)
 
 
 @site_app.command("serve")
@@ -54,6 +55,7 @@ def serve(
     season: SeasonOpt = None,
     dataset: DatasetOpt = None,
     key: KeyOpt = None,
+    jobs: JobsOpt = 1,
     build_first: Annotated[bool, typer.Option("--build/--no-build",
                                               help="Build (incrementally) before serving.")] = True,
     host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you say otherwise).")] = "127.0.0.1",
@@ -64,7 +66,7 @@ def serve(
     from referee.site import serve_site
 
     if build_first:
-        _build(out, db, season, dataset, key, quiet=True)
+        _build(out, db, season, dataset, key, jobs, quiet=True)
     try:
         server = serve_site(out, host, port)
     except SiteError as err:

@@ -13,9 +13,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
+import multiprocessing
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from catalog import load_catalog
 from referee.canonical import sha256_hex, strict_loads
 from referee.errors import LogCorrupt, SiteError
 from referee.events import HeaderEvent, ResultEvent
+from referee.keys import load_periods
 from referee.log import BoutLog, parse_log
 from referee.signing import Keyring
 from referee.site.boutpage import fold, render_bout
@@ -136,11 +140,69 @@ def _open(envelope: bytes, ring: Keyring, periods: dict[str, Any]) -> tuple[Bout
         return None, False, check.reason
 
 
-def _bouts(env: Environment, source: Source, rows: list[SiteRow], writer: _Writer, report: BuildReport,
-           progress: Callable[[int, int], None] | None) -> None:
+@dataclass
+class _Renderer:
+    """What rendering one bout needs; one per process when bout pages are rendered in parallel."""
+
+    env: Environment
+    ring: Keyring
+    periods: dict[str, Any]
+    label: str
+
+    def render(self, item: tuple[str, bytes, str, str, str]) -> tuple[str, dict[str, str]]:
+        """(bout id, envelope, agent, rules version, task version) -> (bout id, {site path: HTML})."""
+        bout_id, envelope, agent, rules_version, task_version = item
+        log_href = f"../logs/{bout_id}.bout.json"
+        log, verified, reason = _open(envelope, self.ring, self.periods)
+        if log is None:
+            return bout_id, {f"bouts/{bout_id}.html": self.env.get_template("broken.html.j2").render(
+                root="../", source=self.label, title=f"Bout {bout_id}", heading=None, section="runs",
+                versions=f"Rules {rules_version} · {task_version}", reason=reason, log_href=log_href,
+                bout_id=bout_id)}
+        start, end = log.typed[0], log.typed[-1]
+        assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)  # parse_log guarantees both
+        return bout_id, render_bout(
+            self.env, page_id=bout_id, header=start.data, body=log.body, result=end.data, verified=verified,
+            reason=reason, log_sha256=sha256_hex(_payload(envelope)), log_href=log_href, agent_slug=agent_slug(agent),
+            catalog=load_catalog(), source=self.label).pages
+
+
+_WORKER: _Renderer | None = None
+
+
+def _start_worker(key_paths: list[Path], label: str) -> None:
+    global _WORKER
+    existing = [p for p in key_paths if p.exists()]
+    _WORKER = _Renderer(environment(), Keyring.from_paths(existing), load_periods(existing), label)
+
+
+def _render_in_worker(item: tuple[str, bytes, str, str, str]) -> tuple[str, dict[str, str]]:
+    assert _WORKER is not None, "the pool's initializer sets the renderer"
+    return _WORKER.render(item)
+
+
+def _rendered(source: Source, todo: dict[str, SiteRow], ring: Keyring, periods: dict[str, Any],
+              jobs: int) -> Iterator[tuple[str, bytes, dict[str, str]]]:
+    """(bout id, envelope, pages) for every bout to render, in batches, on ``jobs`` processes."""
+    items = ((b, e, todo[b].agent, todo[b].rules_version, todo[b].task_version)
+             for b, e in source.envelopes(list(todo)))
+    if jobs <= 1:
+        renderer = _Renderer(environment(), ring, periods, source.label)
+        for item in items:
+            yield item[0], item[1], renderer.render(item)[1]
+        return
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(source.key_paths, source.label)) as pool:
+        while batch := list(itertools.islice(items, 64 * jobs)):  # bounded: envelopes are not all held at once
+            for item, (_, pages) in zip(batch, pool.map(_render_in_worker, batch, chunksize=8), strict=True):
+                yield item[0], item[1], pages
+
+
+def _bouts(source: Source, rows: list[SiteRow], writer: _Writer, report: BuildReport,
+           progress: Callable[[int, int], None] | None, jobs: int) -> None:
     ring, periods = source.keyring()
     salt = _fingerprint(ring, periods, source.label)
-    catalog = load_catalog()
     todo: dict[str, SiteRow] = {}
     for r in rows:
         key = sha256_hex(f"{r.log_sha256}|{r.key_id}|{salt}".encode())
@@ -149,27 +211,14 @@ def _bouts(env: Environment, source: Source, rows: list[SiteRow], writer: _Write
             writer.bouts[r.bout_id] = old
         else:
             todo[r.bout_id] = r
-    for done, (bout_id, envelope) in enumerate(source.envelopes(list(todo)), 1):
+    for done, (bout_id, envelope, pages) in enumerate(_rendered(source, todo, ring, periods, jobs), 1):
         r = todo[bout_id]
         log_rel = f"logs/{bout_id}.bout.json"
         writer.write(log_rel, envelope)
-        log, verified, reason = _open(envelope, ring, periods)
-        if log is None:
-            pages = {f"bouts/{bout_id}.html": env.get_template("broken.html.j2").render(
-                root="../", source=source.label, title=f"Bout {bout_id}", heading=None, section="runs",
-                versions=f"Rules {r.rules_version} · {r.task_version}", reason=reason,
-                log_href=f"../{log_rel}", bout_id=bout_id)}
-        else:
-            start, end = log.typed[0], log.typed[-1]
-            assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)
-            pages = render_bout(env, page_id=bout_id, header=start.data, body=log.body, result=end.data,
-                                verified=verified, reason=reason, log_sha256=sha256_hex(_payload(envelope)),
-                                log_href=f"../{log_rel}", agent_slug=agent_slug(r.agent), catalog=catalog,
-                                source=source.label).pages
         for rel, html in pages.items():
             writer.write(rel, html.encode())
-        key = sha256_hex(f"{r.log_sha256}|{r.key_id}|{salt}".encode())
-        writer.bouts[bout_id] = {"key": key, "files": [log_rel, *pages]}
+        writer.bouts[bout_id] = {"key": sha256_hex(f"{r.log_sha256}|{r.key_id}|{salt}".encode()),
+                                 "files": [log_rel, *pages]}
         report.bouts_rendered += 1
         if progress is not None:
             progress(done, len(todo))
@@ -216,8 +265,10 @@ _WHAT = {"bouts.csv": "one row per bout", "bouts.jsonl": "the same rows as JSON 
          "SHA256SUMS": "checksums of every file", "arena.pub": "the public key the logs verify with"}
 
 
-def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None] | None = None) -> BuildReport:
-    """Build (or rebuild) the site for ``source`` into ``out``.
+def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None] | None = None,
+               jobs: int = 1) -> BuildReport:
+    """Build (or rebuild) the site for ``source`` into ``out``; bout pages on ``jobs`` processes
+    (verifying and rendering a bout is the build's cost; the pages are the same either way).
 
     Raises:
         SiteError: the source has no bouts, or a bout's signed log is missing.
@@ -242,7 +293,7 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
         writer.write(rel, data)
     downloads = [{"name": rel.split("/", 1)[1], "href": rel, "size": _size(len(data)),
                   "what": _WHAT.get(rel.rsplit("/", 1)[-1], "")} for rel, data in sorted(files.items())]
-    _bouts(env, source, rows, writer, report, progress)
+    _bouts(source, rows, writer, report, progress, jobs)
     ctx = Context(env=env, catalog=load_catalog(), rows=rows, pending=source.pending(), source=source.label,
                   downloads=downloads, dataset=bool(source.downloads))
     _write_all(writer, all_pages(ctx))

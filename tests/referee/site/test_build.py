@@ -145,6 +145,17 @@ def test_a_rebuild_writes_nothing_and_one_new_bout_rewrites_only_what_it_changes
     assert "index.html" in third.written_paths and "rules/rules-0.4.html" not in third.written_paths
 
 
+def test_bout_pages_rendered_on_two_processes_are_the_same_bytes(demo_site: DemoSite, tmp_path: Path) -> None:
+    source = StoreSource(Store(demo_site.db), [keys_dir(demo_site.home)])
+    try:
+        report = build_site(source, tmp_path / "site", jobs=2)
+    finally:
+        source.close()
+    assert report.bouts_rendered == demo_site.report.bouts and report.files == demo_site.report.files
+    for page in (demo_site.root / "bouts").glob("*.html"):
+        assert (tmp_path / "site" / "bouts" / page.name).read_bytes() == page.read_bytes()
+
+
 def test_the_manifest_lists_only_files_it_wrote_and_stale_ones_go(demo_site: DemoSite, tmp_path: Path) -> None:
     home, db = demo_site.home, demo_site.db
     out = tmp_path / "site"
