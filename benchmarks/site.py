@@ -9,9 +9,13 @@ envelopes. So every bout page costs what a real one does: the signature is verif
 log parsed and every call rendered. Hard v3 logs (up to a megabyte each) are left out of the
 pool; a season of them costs more per bout page.
 
-Three figures per size: the first build (every page rendered and written), a rebuild with
-nothing new (bout pages skipped by their key, aggregate pages rendered and compared), and a
-rebuild after 10 new bouts.
+Up to ARENA_SITE_FULL bouts (default 10,000) three builds are measured: the first (every page
+rendered and written), a rebuild with nothing new (bout pages skipped by their key, aggregate
+pages rendered and compared) and a rebuild after 10 new bouts. Above it, only what does not
+grow with the bout pages' count is measured (the aggregate pages over every row), and the
+first build is EXTRAPOLATED as that plus the bout pages at the per-bout cost measured on the
+pool; the output says which figures are which. Wall time and CPU time (children included)
+are both printed: on a shared machine the CPU figure is the steadier one.
 """
 
 from __future__ import annotations
@@ -24,15 +28,23 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
+from catalog import load_catalog
 from referee.home import keys_dir
 from referee.runner import plan_bouts, run_bouts
 from referee.signing import generate_keypair, load_signing_key
 from referee.site import BuildReport, StoreSource, build_site
+from referee.site.build import _Renderer, _Writer, environment
+from referee.site.pages import Context, all_pages
 from referee.store import BoutRow, Store
 
 AGENTS = 8
 JOBS = int(os.environ.get("ARENA_SITE_JOBS") or os.cpu_count() or 1)
-"""Processes for bout pages (`arena site build --jobs`); set ARENA_SITE_JOBS to compare."""
+FULL = int(os.environ.get("ARENA_SITE_FULL") or 10_000)
+
+
+def cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def pool(home: Path) -> list[BoutRow]:
@@ -66,36 +78,74 @@ def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> None:
         store.close()
 
 
-def timed(home: Path, db: Path, out: Path) -> tuple[float, BuildReport]:
+def timed(home: Path, db: Path, out: Path) -> tuple[float, float, BuildReport]:
     source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
     try:
-        began = time.perf_counter()
+        wall, used = time.perf_counter(), cpu()
         report = build_site(source, out, jobs=JOBS)
-        return time.perf_counter() - began, report
+        return time.perf_counter() - wall, cpu() - used, report
     finally:
         source.close()
 
 
+def per_bout(home: Path, bouts: list[BoutRow]) -> float:
+    """CPU seconds to verify and render one bout page, over the pool (on one process)."""
+    source = StoreSource(Store(f"sqlite:///{home / 'pool.db'}"), [keys_dir(home)])
+    ring, periods = source.keyring()
+    source.close()
+    renderer = _Renderer(environment(), ring, periods, "store")
+    items = [(b.bout_id, b.envelope, b.agent, b.rules_version, b.task_version) for b in bouts]
+    renderer.render(items[0])
+    used = cpu()
+    for _ in range(3):
+        for item in items:
+            renderer.render(item)
+    return (cpu() - used) / (3 * len(items))
+
+
+def aggregates(home: Path, db: Path, out: Path) -> tuple[float, float, int]:
+    """Every page but the bouts' over all rows, rendered and written: (wall, CPU, files)."""
+    source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
+    try:
+        wall, used = time.perf_counter(), cpu()
+        rows = source.rows()
+        ctx = Context(env=environment(), catalog=load_catalog(), rows=rows, pending=source.pending(),
+                      source=source.label, downloads=[], dataset=False)
+        writer = _Writer(out, BuildReport(out=out))
+        for rel, html in all_pages(ctx):
+            writer.write(rel, html.encode())
+        writer.finish()
+        return time.perf_counter() - wall, cpu() - used, writer.report.files
+    finally:
+        source.close()
 
 
 def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         bouts = pool(home)
+        cost = per_bout(home, bouts)
         print(f"pool: {len(bouts)} real signed bouts; rows: {AGENTS} agents, 3 attempts per variant; "
-              f"{JOBS} processes for bout pages ({os.cpu_count()} cores)")
+              f"{JOBS} processes for bout pages ({os.cpu_count()} cores); one bout page: {cost * 1000:.1f} ms CPU")
         for n in sizes:
             db, out = home / f"bench-{n}.db", home / f"site-{n}"
             synthetic(db, n, bouts)
-            first, report = timed(home, db, out)
-            print(f"{n:>7} bouts: first build {first:8.1f} s ({report.files} files, "
+            if n > FULL:
+                wall, used, files = aggregates(home, db, out)
+                print(f"{n:>7} bouts: aggregate pages (measured) {wall:8.1f} s wall, {used:8.1f} s CPU ({files} files)")
+                print(f"{n:>7} bouts: first build EXTRAPOLATED {used + n * cost:8.1f} s CPU = aggregates + {n} x "
+                      f"{cost * 1000:.1f} ms; about {(used + n * cost / JOBS) / 60:.0f} min on {JOBS} free cores")
+                continue
+            wall, used, report = timed(home, db, out)
+            print(f"{n:>7} bouts: first build {wall:8.1f} s wall, {used:8.1f} s CPU ({report.files} files, "
                   f"largest page {report.largest[1] / 1024:.0f} KB: {report.largest[0]})")
-            again, report = timed(home, db, out)
-            print(f"{n:>7} bouts: rebuild, nothing new {again:8.1f} s ({report.written} files written)")
+            wall, used, report = timed(home, db, out)
+            print(f"{n:>7} bouts: rebuild, nothing new {wall:8.1f} s wall, {used:8.1f} s CPU "
+                  f"({report.written} files written)")
             synthetic(db, 10, bouts, start=n)
-            more, report = timed(home, db, out)
-            print(f"{n:>7} bouts: rebuild, 10 new bouts {more:8.1f} s ({report.bouts_rendered} bout pages rendered, "
-                  f"{report.written} of {report.files} files written)")
+            wall, used, report = timed(home, db, out)
+            print(f"{n:>7} bouts: rebuild, 10 new bouts {wall:8.1f} s wall, {used:8.1f} s CPU "
+                  f"({report.bouts_rendered} bout pages rendered, {report.written} of {report.files} files written)")
 
 
 if __name__ == "__main__":
