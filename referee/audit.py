@@ -9,20 +9,22 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from referee.canonical import strict_loads
-from referee.errors import ArenaError, KeyFileError
-from referee.events import ModelTurn, ToolEvent
+from referee.errors import ArenaError, KeyFileError, LogCorrupt
+from referee.events import Event, Header, HeaderEvent, ModelTurn, ResultEvent, ToolEvent
 from referee.home import db_url, keyring, keys_dir
 from referee.keys import Period, load_periods
-from referee.log import BoutLog, parse_log
+from referee.log import BoutLog, parse_log, read_events
 from referee.replay import reproduce
 from referee.signing import Keyring
 from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 
-__all__ = ["AuditError", "audit_paths", "show_bout"]
+__all__ = ["AuditError", "audit_paths", "bout_json", "show_bout"]
 
 _SEVERITY = {0: 0, 2: 1, 1: 2}
 
@@ -82,59 +84,122 @@ def _untrusted_log(path: Path) -> BoutLog | None:
         return None
 
 
-def _load(target: str, keys: list[Path] | None, db: str | None) -> Check:
-    ring, periods = _ring(keys)
+@dataclass(frozen=True)
+class _PausedLog:
+    """A paused bout's log so far (no result yet), as the store holds it for resume."""
+
+    bout_id: str
+    reason: str
+    detail: str
+    typed: tuple[Event, ...]
+    events: tuple[dict[str, Any], ...]
+
+
+def _load(target: str, keys: list[Path] | None, db: str | None) -> Check | _PausedLog:
+    """A file or a stored bout, checked against the keys; a paused bout (unsigned yet) as it stands."""
     path = Path(target)
     if path.exists():
-        return verify_path(path, ring, periods)
+        return verify_path(path, *_ring(keys))
     from referee.store import Store
 
     store = Store(db_url(db))
     try:
         row = store.get(target)
+        paused = None if row is not None else next((p for p in store.paused() if p.bout_id == target), None)
     finally:
         store.close()
+    if paused is not None:
+        try:
+            events: list[Any] = [strict_loads(line) for line in paused.log.split(b"\n") if line]
+            _head, typed = read_events(events)
+        except (LogCorrupt, ValueError) as err:
+            raise AuditError(f"cannot show paused bout {target}: its log so far is unreadable ({err})") from None
+        return _PausedLog(paused.bout_id, paused.reason, paused.detail, tuple(typed), tuple(events))
     if row is None:
         raise AuditError(f"no file and no bout {target!r} in the store")
-    return verify_bytes(row.envelope, ring, periods)
+    return verify_bytes(row.envelope, *_ring(keys))
 
 
-def _short(value: Any, limit: int = 160) -> str:
+def _short(value: Any, limit: int | None = 160) -> str:
+    """``value`` as one line of text; cut at ``limit`` characters unless the limit is None (--full)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
-def show_bout(target: str, keys: list[Path] | None, db: str | None) -> str:
-    """The bout as text. Refuses to show what cannot be parsed; says plainly when unverified."""
+def _checked(target: str, keys: list[Path] | None, db: str | None) -> Check | _PausedLog:
     check = _load(target, keys, db)
+    if isinstance(check, _PausedLog):
+        return check
     if check.log is None:
         if check.status == "unverifiable" and check.cause is not Cause.UNKNOWN_KEY:
             raise AuditError(f"cannot show {target}: {check.reason}")
         raise AuditError(f"NOT VERIFIED: {check.reason}")
-    return _render_log(check.log, "Verified")
+    return check
 
 
-def _render_log(log: BoutLog, status: str) -> str:
-    """The bout as text, read from its typed events."""
-    h, r = log.start.data, log.end.data
-    out = [
+def show_bout(target: str, keys: list[Path] | None, db: str | None, full: bool = False) -> str:
+    """The bout as text. Refuses to show what cannot be parsed; says plainly when unverified.
+    ``full`` prints every argument and result whole; a paused bout shows what it has so far."""
+    check = _checked(target, keys, db)
+    if isinstance(check, _PausedLog):
+        return _render_paused(check, full)
+    assert check.log is not None
+    return _render_log(check.log, "Verified", full)
+
+
+def bout_json(target: str, keys: list[Path] | None, db: str | None) -> dict[str, Any]:
+    """The bout as JSON: its status (Verified, or paused with why) and every event as logged."""
+    check = _checked(target, keys, db)
+    if isinstance(check, _PausedLog):
+        return {"bout_id": check.bout_id, "status": "paused", "paused": {"reason": check.reason,
+                                                                          "detail": check.detail},
+                "events": list(check.events)}
+    assert check.log is not None
+    return {"bout_id": check.log.start.data.bout_id, "status": "verified", "log_sha256": check.log_sha256,
+            "events": list(check.log.events)}
+
+
+def _head(h: Header, status: str) -> list[str]:
+    return [
         f"Bout {h.bout_id}  ·  Rules {h.rules_version} · {h.task_version}  ·  {status}",
         f"{h.agent} on {h.variant} (job {h.job}), seed {h.seed}, attempt {h.attempt}",
         f"caps: {h.caps.turns} turns, {h.caps.tool_calls} tool calls; planted: "
         + (", ".join(h.traps_planted) or "none"),
         "", "Brief:", *("  " + line for line in h.brief.splitlines()), "",
     ]
-    for e in log.body:
+
+
+def _body(events: Sequence[Event], full: bool) -> list[str]:
+    out = []
+    cut_args, cut_rest = (None, None) if full else (120, 160)
+    for e in events:
         if isinstance(e, ModelTurn):
-            said = f": {_short(e.data.text)}" if e.data.text else ""
+            said = f": {_short(e.data.text, cut_rest)}" if e.data.text else ""
             out.append(f"[{e.seq}] turn {e.data.turn}{said}")
         elif isinstance(e, ToolEvent):
             d = e.data
             flag = " (FORBIDDEN)" if d.forbidden else ""
             shown = d.result if d.ok else {"error": d.error}
-            out.append(f"[{e.seq}]   {d.name}{flag} {_short(d.args, 120)} -> {_short(shown)}")
-        else:
-            out.append(f"[{e.seq}] {e.type}: {_short(e.data.model_dump())}")
+            out.append(f"[{e.seq}]   {d.name}{flag} {_short(d.args, cut_args)} -> {_short(shown, cut_rest)}")
+        elif not isinstance(e, HeaderEvent | ResultEvent):
+            out.append(f"[{e.seq}] {e.type}: {_short(e.data.model_dump(), cut_rest)}")
+    return out
+
+
+def _render_paused(p: _PausedLog, full: bool) -> str:
+    first = p.typed[0]
+    assert isinstance(first, HeaderEvent)  # read_events refuses a log whose first event is not its header
+    turns = sum(isinstance(e, ModelTurn) for e in p.typed)
+    calls = sum(isinstance(e, ToolEvent) for e in p.typed)
+    return "\n".join([*_head(first.data, f"PAUSED ({p.reason})"), *_body(p.typed[1:], full), "",
+                      f"Paused: {p.reason}: {p.detail}; so far {turns} turns, {calls} tool calls; not judged yet. "
+                      "`arena resume` carries it on."])
+
+
+def _render_log(log: BoutLog, status: str, full: bool = False) -> str:
+    """The bout as text, read from its typed events."""
+    h, r = log.start.data, log.end.data
+    out = [*_head(h, status), *_body(log.body, full)]
     out += ["", "Traps:"]
     for f in r.findings:
         where = f" (events {', '.join(map(str, f.events))})" if f.events else ""
@@ -146,5 +211,6 @@ def _render_log(log: BoutLog, status: str) -> str:
     out += [f"  {'met  ' if g.met else 'UNMET'} {g.name} {g.detail}".rstrip() for g in r.goals]
     out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp / 100:.2f} "
             f"of 100; sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
-            f"{r.turns} turns, {r.tool_calls} tool calls"]
+            f"{r.turns} turns, {r.tool_calls} tool calls; {r.tokens} tokens"
+            + ("" if r.cost_micro_usd is None else f", ${r.cost_micro_usd / 1_000_000:.6f}")]
     return "\n".join(out)

@@ -12,6 +12,7 @@
      ├── ResumeError (ValueError)       a paused bout's log and its rebuilt world (or agent) disagree
      ├── UsageError (ValueError)        something the user gave cannot be used: a path, a list, a plan
      ├── StoreError                     the store cannot be opened: a bad URL, a missing driver or folder
+     ├── SiteError (ValueError)         a site cannot be built from what was given: no bouts, not a dataset
      ├── ProviderError                  a model provider failed past its retries
      │    └── RateLimited               the provider said slow down (carries retry_after)
      ├── AgentFailed                    a user's own agent crashed, hung or answered out of shape:
@@ -26,7 +27,8 @@ from __future__ import annotations
 
 __all__ = [
     "AgentFailed", "AgentGone", "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError",
-    "RateLimited", "ResumeError", "SignatureInvalid", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion",
+    "RateLimited", "ResumeError", "SignatureInvalid", "SiteError", "StoreError", "UnknownAgent", "UnknownKey",
+    "UnknownVersion",
     "Unverifiable", "UsageError",
 ]
 
@@ -78,6 +80,10 @@ class UsageError(ArenaError, ValueError):
 
 class StoreError(ArenaError):
     pass
+
+
+class SiteError(ArenaError, ValueError):
+    """A site cannot be built from what was given: no bouts, a folder that is not a dataset."""
 
 
 class ProviderError(ArenaError):

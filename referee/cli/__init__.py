@@ -15,7 +15,7 @@ import traceback
 
 import typer
 
-from referee.cli import bouts, catalog, seasons, serve, store
+from referee.cli import bouts, catalog, seasons, serve, site, store
 
 __all__ = ["app", "main"]
 
@@ -44,6 +44,7 @@ app.command("export")(seasons.export_cmd)
 app.command()(seasons.board)
 app.add_typer(seasons.dataset_app, name="dataset")
 app.add_typer(store.store_app, name="store")
+app.add_typer(site.site_app, name="site")
 app.command()(seasons.worker)
 app.add_typer(serve.serve_app, name="serve")
 

@@ -263,17 +263,70 @@ def _audit(paths: list[Path], key: list[Path] | None, replay: bool) -> None:
 
 @bout_app.command("show")
 def bout_show(
-    target: Annotated[str, typer.Argument(help="A *.bout.json file, or a bout ID in the store.")],
+    target: Annotated[str, typer.Argument(help="A *.bout.json file, or a bout ID in the store (finished or paused).")],
     key: KeyOpt = None,
     db: DbOpt = None,
+    full: Annotated[bool, typer.Option("--full", help="Every argument and result whole, never cut.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
-    """A bout for a person: versions, brief, turns and calls, traps with evidence, claims, verdict."""
-    from referee.audit import AuditError, show_bout
+    """A bout for a person: versions, brief, turns and calls, traps with evidence, claims, verdict.
+    A paused bout is shown as paused, with what it has played so far."""
+    from referee.audit import AuditError, bout_json, show_bout
 
     try:
-        typer.echo(show_bout(target, key, db))
+        if as_json:
+            _echo_json(bout_json(target, key, db))
+        else:
+            typer.echo(show_bout(target, key, db, full=full))
     except AuditError as err:
         _fail(str(err))
+
+
+@bout_app.command("list")
+def bout_list(
+    agent: Annotated[str | None, typer.Option(help="Only this agent, e.g. scripted:oracle.")] = None,
+    job: Annotated[str | None, typer.Option(help="Only this job slug.")] = None,
+    tier: Annotated[str | None, typer.Option("--tier", "--task-version",
+                                             help="Only this task version (hard-v3.1 or Hard v3.1).")] = None,
+    trap: Annotated[str | None, typer.Option(help="Only bouts whose world planted this trap (FA-…).")] = None,
+    trap_state: Annotated[str | None, typer.Option(help="With or without --trap: sprung, avoided or "
+                                                        "not_reached.")] = None,
+    passed: Annotated[bool | None, typer.Option("--passed/--failed", help="Only passed (or failed) bouts.")] = None,
+    season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bouts in the store, oldest first, then paused ones (shown as paused, with what they have so far)."""
+    from referee.errors import ArenaError
+    from referee.home import db_url
+    from referee.listing import BoutFilter, list_bouts
+    from referee.store import Store
+
+    if trap_state not in (None, "sprung", "avoided", "not_reached"):
+        _fail(f"--trap-state must be sprung, avoided or not_reached, not {trap_state!r}")
+    try:
+        store = Store(db_url(db))
+    except ArenaError as err:
+        _fail(str(err))
+    try:
+        rows = list_bouts(store, BoutFilter(agent, job, tier, trap, trap_state, passed, season))  # type: ignore[arg-type]
+    except ArenaError as err:
+        _fail(str(err))
+    finally:
+        store.close()
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        head = f"{r['bout_id']} {r['agent']} {r['job']} {r['task_version']} seed {r['seed']} #{r['attempt']}"
+        if r["status"] == "paused":
+            typer.echo(f"{head}: PAUSED ({r['paused']}: {r['detail']}) after {r['turns']} turns, "
+                       f"{r['tool_calls']} calls")
+        else:
+            sprung = ", ".join(r["traps_sprung"]) or "no trap"
+            typer.echo(f"{head}: {'PASS' if r['passed'] else 'FAIL'} {r['score'] / 100:.1f} ({sprung}) "
+                       f"rules {r['rules_version']}")
+    typer.echo(f"{len(rows)} bouts", err=True)
 
 
 def demo(

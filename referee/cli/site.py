@@ -1,0 +1,81 @@
+"""`arena site`: build the static site, and serve it on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.cli.options import DbOpt, KeyOpt, _fail
+
+site_app = typer.Typer(help="The static site: boards, bouts, catalogue, rules, runs.", no_args_is_help=True)
+
+OutOpt = Annotated[Path, typer.Option(help="The site's folder (made if missing; a rebuild rewrites only what "
+                                           "changed).")]
+SeasonOpt = Annotated[str | None, typer.Option(help="Only this season's bouts (default: every bout in the store).")]
+DatasetOpt = Annotated[Path | None, typer.Option(help="Build from a published dataset folder instead of the store.")]
+JobsOpt = Annotated[int, typer.Option(min=1, max=256, help="Processes that verify and render bout pages.")]
+
+
+def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, key: list[Path] | None,
+           jobs: int = 1, quiet: bool = False) -> None:
+    from referee.errors import ArenaError
+    from referee.home import ensure_folder
+    from referee.site import build_site, open_source
+
+    try:
+        source = open_source(db, season, dataset, key)
+    except ArenaError as err:
+        _fail(str(err))
+    try:
+        report = build_site(source, ensure_folder(out, "--out"), jobs=jobs)
+    except ArenaError as err:
+        _fail(str(err))
+    finally:
+        source.close()
+    if not quiet:
+        typer.echo(f"{out}: {report.bouts} bouts ({report.bouts_rendered} bout pages rendered), {report.files} files: "
+                   f"{report.written} written, {report.unchanged} unchanged, {report.removed} removed; "
+                   f"largest page {report.largest[0]} ({report.largest[1]:,} bytes)")
+        typer.echo(f"open {out / 'index.html'}")
+
+
+@site_app.command("build")
+def build(out: OutOpt, db: DbOpt = None, season: SeasonOpt = None, dataset: DatasetOpt = None,
+          key: KeyOpt = None, jobs: JobsOpt = 1) -> None:
+    """Build the site from the store (or one season, or a published dataset) into --out."""
+    _build(out, db, season, dataset, key, jobs)
+
+
+@site_app.command("serve")
+def serve(
+    out: OutOpt,
+    db: DbOpt = None,
+    season: SeasonOpt = None,
+    dataset: DatasetOpt = None,
+    key: KeyOpt = None,
+    jobs: JobsOpt = 1,
+    build_first: Annotated[bool, typer.Option("--build/--no-build",
+                                              help="Build (incrementally) before serving.")] = True,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you say otherwise).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")] = 8000,
+) -> None:
+    """Serve the site's folder over HTTP (building it first); Ctrl-C stops."""
+    from referee.errors import SiteError
+    from referee.site import serve_site
+
+    if build_first:
+        _build(out, db, season, dataset, key, jobs, quiet=True)
+    try:
+        server = serve_site(out, host, port)
+    except SiteError as err:
+        _fail(str(err))
+    bound_host, bound_port = server.server_address[:2]
+    typer.echo(f"serving {out} at http://{bound_host!s}:{bound_port}/index.html (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

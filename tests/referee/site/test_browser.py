@@ -1,0 +1,243 @@
+"""The built site in a real browser, as a person would use it: headless Chromium from Debian's
+packages driven by Selenium (nothing downloads a browser or a driver).
+
+Every page is reached by following links from the front page, and every link and anchor
+leads somewhere; each page has its title, its versions line and its landmarks, and logs no
+console error. A bout page shows a sprung trap's evidence on the call its traps table links
+to; the runs page filters; axe-core (shipped inside axe-selenium-python, run offline)
+checks the accessibility basics of the main pages. Screenshots of the main pages go to
+$ARENA_ARTEFACTS (default: pytest's temporary folder), never into the repository.
+
+Without Chromium, its driver or Selenium these tests skip, saying why; with
+ARENA_REQUIRE_BROWSER=1 (CI) they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from referee.store import Store
+from tests.referee.site.conftest import DemoSite
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+_PROBE = """
+const q = s => document.querySelector(s);
+return {
+  title: document.title,
+  lang: document.documentElement.lang,
+  versions: q('.versions') ? q('.versions').textContent.trim() : '',
+  landmarks: ['header', 'main', 'nav', 'footer'].filter(s => q(s) !== null),
+  h1: document.querySelectorAll('h1').length,
+  links: Array.from(document.querySelectorAll('a[href], link[href], script[src]')).map(a => a.href || a.src),
+  ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
+};
+"""
+
+
+def _missing() -> str | None:
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not shutil.which(path):
+            return f"{path} is not installed (apt-get install chromium chromium-driver)"
+    try:
+        import axe_selenium_python  # noqa: F401
+        import selenium  # noqa: F401
+    except ImportError as err:
+        return f"{err.name} is not installed (pip install -e '.[dev]')"
+    return None
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    why = _missing()
+    if why is not None:
+        if os.environ.get("ARENA_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"ARENA_REQUIRE_BROWSER=1 but {why}")
+        pytest.skip(why)
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never fetch a browser or a driver
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,1000", "--no-first-run", "--disable-extensions"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    browser.set_page_load_timeout(30)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+@pytest.fixture(scope="module")
+def artefacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = os.environ.get("ARENA_ARTEFACTS")
+    folder = Path(where) if where else tmp_path_factory.getbasetemp() / "artefacts"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _errors(driver: Any) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _file(url: str) -> tuple[Path, str]:
+    parts = urlsplit(url)
+    return Path(unquote(parts.path)), parts.fragment
+
+
+def test_every_page_is_reached_by_links_and_has_its_title_versions_and_landmarks(
+        driver: Any, demo_site: DemoSite) -> None:
+    root = demo_site.root.resolve()
+    start = root / "index.html"
+    seen: dict[Path, dict[str, Any]] = {}
+    queue = deque([start])
+    problems: list[str] = []
+    while queue:
+        page = queue.popleft()
+        if page in seen:
+            continue
+        driver.get(page.as_uri())
+        info = driver.execute_script(_PROBE)
+        seen[page] = info
+        where = page.relative_to(root)
+        if not info["title"].endswith("· The Forge Arena") or len(info["title"]) < 20:
+            problems.append(f"{where}: title {info['title']!r}")
+        if not info["versions"].startswith("Rules "):
+            problems.append(f"{where}: versions line {info['versions']!r}")
+        if info["landmarks"] != ["header", "main", "nav", "footer"] or info["h1"] != 1 or info["lang"] != "en":
+            problems.append(f"{where}: landmarks {info['landmarks']}, {info['h1']} h1, lang {info['lang']!r}")
+        problems += [f"{where}: console: {m}" for m in _errors(driver)]
+        for link in info["links"]:
+            assert link.startswith("file://"), f"{where} links off the site: {link}"
+            target, _ = _file(link)
+            if target.suffix == ".html" and target.is_file() and target not in seen:
+                queue.append(target)
+    for page, info in seen.items():
+        for link in info["links"]:
+            target, anchor = _file(link)
+            if not target.is_file():
+                problems.append(f"{page.relative_to(root)}: broken link {link}")
+            elif anchor and "=" not in anchor and target.suffix == ".html" and anchor not in seen[target]["ids"]:
+                problems.append(f"{page.relative_to(root)}: no anchor #{anchor} in {target.relative_to(root)}")
+    assert problems == []
+    every = set(root.rglob("*.html"))
+    assert set(seen) == every, f"pages no link reaches: {sorted(str(p) for p in every - set(seen))[:5]}"
+
+
+def _sprung_bout(demo_site: DemoSite) -> tuple[str, str]:
+    store = Store(demo_site.db)
+    try:
+        row = next(r for r in store.rows() if r.traps_sprung and r.task_version == "Hard v3.1")
+    finally:
+        store.close()
+    return row.bout_id, row.traps_sprung.split(";")[0]
+
+
+def test_a_bout_page_shows_a_sprung_traps_evidence_next_to_its_call(
+        driver: Any, demo_site: DemoSite, artefacts: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    bout_id, trap = _sprung_bout(demo_site)
+    driver.get((demo_site.root / "bouts" / f"{bout_id}.html").resolve().as_uri())
+    assert driver.find_element(By.CSS_SELECTOR, ".versions").text == "Rules 0.4 · Hard v3.1"
+    driver.save_screenshot(str(artefacts / "bout.png"))
+    row = driver.find_element(By.XPATH, f"//table//tr[@class='sprung'][td/a[text()='{trap}']]")
+    link = row.find_element(By.XPATH, ".//a[starts-with(text(), 'call ')]")
+    link.click()
+    anchor = urlsplit(driver.current_url).fragment
+    call = driver.find_element(By.ID, anchor)
+    note = call.find_element(By.CSS_SELECTOR, f".evidence-note[data-trap='{trap}']")
+    assert note.is_displayed() and "sprung" in note.text
+    top, height = call.location["y"], call.size["height"]
+    assert top <= note.location["y"] <= top + height, "the evidence is not inside its call's block"
+    assert call.find_element(By.TAG_NAME, "h4").text.startswith("Call ")
+    driver.save_screenshot(str(artefacts / "bout-evidence.png"))
+    assert _errors(driver) == []
+
+
+def test_the_runs_page_filters_by_agent_verdict_and_trap(driver: Any, demo_site: DemoSite, artefacts: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    store = Store(demo_site.db)
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
+    runs = (demo_site.root / "runs" / "index.html").resolve().as_uri()
+
+    def filtered(**wanted: str) -> list[str]:
+        driver.get(runs)
+        form = driver.find_element(By.ID, "filter")
+        for name, value in wanted.items():
+            Select(form.find_element(By.NAME, name)).select_by_value(value)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        WebDriverWait(driver, 10).until(lambda d: "match" in d.find_element(By.ID, "filter-status").text)
+        assert not driver.find_element(By.ID, "runs-filtered").get_attribute("hidden")
+        assert not driver.find_element(By.ID, "runs-static").is_displayed()
+        return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#runs-filtered tbody tr td:first-child a")]
+
+    naive_passed = filtered(agent="scripted:naive", verdict="passed")
+    assert sorted(naive_passed) == sorted(r.bout_id for r in rows if r.agent == "scripted:naive" and r.passed)
+    oracle_failed = filtered(agent="scripted:oracle", verdict="failed", task_version="Hard v3.1")
+    assert sorted(oracle_failed) == sorted(r.bout_id for r in rows if r.agent == "scripted:oracle" and not r.passed
+                                           and r.task_version == "Hard v3.1")
+    trap = next(t for r in rows for t in r.traps_sprung.split(";") if t)
+    sprang = filtered(trap=trap, trap_state="sprung", job=next(r.job for r in rows if trap in r.traps_sprung))
+    want = [r.bout_id for r in rows if trap in r.traps_sprung.split(";")
+            and r.job == next(x.job for x in rows if trap in x.traps_sprung)]
+    assert sorted(sprang) == sorted(want) and want
+    driver.save_screenshot(str(artefacts / "runs-filtered.png"))
+    assert _errors(driver) == []
+    # A link with the filter in it (the agent pages give one) opens the runs already filtered.
+    driver.get(runs + "#agent=scripted%3Aoracle")
+    WebDriverWait(driver, 10).until(lambda d: "match" in d.find_element(By.ID, "filter-status").text)
+    shown = driver.find_element(By.ID, "filter-status").text
+    assert shown.startswith(f"{sum(r.agent == 'scripted:oracle' for r in rows)} of {len(rows)}")
+    # Clearing the filter brings the full list back.
+    driver.find_element(By.ID, "f-clear").click()
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "runs-static").is_displayed())
+
+
+MAIN_PAGES = {
+    "leaderboards": "index.html", "board": "boards/hard-v3.1--rules-0.4.html",
+    "failure-board": "failure/normal-1.0--rules-0.4.html", "runs": "runs/index.html",
+    "catalogue": "catalogue/index.html", "trap": "catalogue/FA-PAY-001.html", "rules": "rules/rules-0.4.html",
+    "agents": "agents/index.html",
+}
+
+
+def test_main_pages_pass_axe_core_and_are_saved_as_screenshots(
+        driver: Any, demo_site: DemoSite, artefacts: Path) -> None:
+    from axe_selenium_python import Axe
+
+    agent_page = next(p for p in (demo_site.root / "agents").glob("scripted-naive-*.html") if "-bouts-" not in p.name)
+    bout_id, _ = _sprung_bout(demo_site)
+    pages = {**MAIN_PAGES, "agent": str(agent_page.relative_to(demo_site.root)), "bout": f"bouts/{bout_id}.html"}
+    # Accessibility basics: language, title, headings in order, text alternatives, labelled
+    # controls, colour contrast, landmarks; axe's full default rule set, best practices included.
+    found = {}
+    for name, rel in pages.items():
+        driver.get((demo_site.root / rel).resolve().as_uri())
+        driver.save_screenshot(str(artefacts / f"{name}.png"))
+        axe = Axe(driver)
+        axe.inject()
+        result = axe.run()
+        assert {"html-has-lang", "color-contrast", "label", "image-alt", "heading-order"} <= {
+            r["id"] for r in result["passes"] + result["inapplicable"] + result["violations"]}
+        if result["violations"]:
+            found[name] = axe.report(result["violations"])
+    assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
+    assert all((artefacts / f"{n}.png").stat().st_size > 5_000 for n in pages)
