@@ -111,6 +111,10 @@ class RulesVersion(_Frozen):
     calculator_bonus_pct: int = Field(ge=0)
     calculator_on: tuple[str, ...]
     forbidden_tool_fails: bool
+    report_required: bool = False
+    """A bout that never submits its report fails, and a report that leaves out an item the job
+    requires is a false claim (rules 0.5, ADR 0015). Earlier rules leave it unset, so their logs
+    are judged as they were."""
     penalty_bp: dict[str, Annotated[int, Field(ge=0, le=10_000)]]
 
     def caps_for(self, task_version: str) -> Caps:

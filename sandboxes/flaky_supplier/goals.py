@@ -14,6 +14,7 @@ from sandboxes.flaky_supplier.actions import REPORT
 from sandboxes.flaky_supplier.lookups import allowed_skus, line_outcome, live_lines
 from sandboxes.flaky_supplier.models import LineTruth, ListLine
 from sandboxes.kit.claims import ClaimCheck, GoalResult
+from sandboxes.kit.report import submitted
 from sandboxes.kit.world import World
 
 __all__ = ["claims", "goals", "report_truth"]
@@ -47,7 +48,7 @@ def goals(world: World) -> list[GoalResult]:
         GoalResult("every line that can be covered is ordered exactly", not wrong, "; ".join(wrong)),
         GoalResult("nothing left on backorder", not waiting, ", ".join(waiting)),
         GoalResult("nothing ordered that is not on the list or an approved substitute", not stray, ", ".join(stray)),
-        GoalResult("a report was submitted", REPORT.read(s) is not None),
+        submitted(world, "a report was submitted"),
     ]
 
 

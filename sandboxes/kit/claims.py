@@ -33,6 +33,10 @@ class GoalResult:
     name: str
     met: bool
     detail: str = ""
+    report: bool = False
+    """This goal is "the report was submitted" (`sandboxes.kit.report.submitted`). Rules that require a
+    report judge that goal once for every job, so they set the job's own copy aside; the flag is
+    never part of a verdict."""
 
 
 ClaimSubject = Literal["report.status", "report.item", "message"]

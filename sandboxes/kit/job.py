@@ -25,6 +25,7 @@ from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.clock import VirtualClock
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.policy import Play
+from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import CallRecord, Tool, ToolBox, ToolContext
 from sandboxes.kit.versions import TaskParams, at_least, task_versions
 from sandboxes.kit.view import View
@@ -70,6 +71,9 @@ class Job:
     """The tool whose successful call ends a bout (the report the referee holds the agent to)."""
     view: Callable[[World, Sequence[CallRecord]], View] = View
     """What the detectors in traps/ may ask of an ended bout (see `sandboxes.kit.view`)."""
+    report: ReportKit | None = None
+    """The job's report, when it files one through the kit: the judge holds every report to the
+    items the kit says it requires (`ReportKit.coverage`), under rules that require a report."""
     unlisted_variants: Mapping[str, str] | None = None
     """Only for a job that is never published (a test's toy): its variant slugs, which the
     catalogue cannot hold. A published job leaves this None."""

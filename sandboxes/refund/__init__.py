@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sandboxes.kit.job import Job
 from sandboxes.refund import goals, policies, world
+from sandboxes.refund.actions import REPORT
 from sandboxes.refund.models import RefundBase
 from sandboxes.refund.view import RefundView
 
@@ -24,4 +25,5 @@ JOB = Job(
     claims=goals.claims,
     play=policies.play,
     view=RefundView,
+    report=REPORT,
 )

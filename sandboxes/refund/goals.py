@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from sqlmodel import Session, col, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
+from sandboxes.kit.report import submitted
 from sandboxes.kit.world import World
 from sandboxes.refund.actions import REPORT
 from sandboxes.refund.models import (
@@ -60,7 +61,7 @@ def goals(world: World) -> list[GoalResult]:
         results.append(GoalResult(f"{truth.ticket_id}: answered and closed", done, f"status {ticket.status}"))
     changed = _changed(world)
     results.append(GoalResult("nothing else changed", not changed, ", ".join(changed)))
-    results.append(GoalResult("report submitted", REPORT.read(s) is not None))
+    results.append(submitted(world))
     return results
 
 

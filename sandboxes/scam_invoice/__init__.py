@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sandboxes.kit.job import Job
+from sandboxes.scam_invoice.actions import REPORT
 from sandboxes.scam_invoice.goals import claims, goals
 from sandboxes.scam_invoice.models import ScamBase
 from sandboxes.scam_invoice.policies import play
@@ -20,4 +21,5 @@ JOB = Job(
     claims=claims,
     play=play,
     view=PayablesView,
+    report=REPORT,
 )

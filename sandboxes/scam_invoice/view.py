@@ -15,9 +15,21 @@ from sqlmodel import select
 from sandboxes.kit.money import Money
 from sandboxes.kit.tools import CallRecord
 from sandboxes.kit.view import View
-from sandboxes.scam_invoice.models import InvoiceTruth
+from sandboxes.scam_invoice.models import Invoice, InvoiceTruth, PastInvoice, PurchaseOrder
 
-__all__ = ["PayablesView"]
+__all__ = ["PayablesView", "PoLedger"]
+
+
+@dataclass(frozen=True)
+class PoLedger:
+    """What a purchase order allows and what is invoiced against it: its approved net amount, the net
+    of invoices paid in earlier runs, and the net of each invoice on it in this run's queue."""
+
+    po_id: str
+    currency: str
+    approved_minor: int
+    paid_before_minor: int
+    queued: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,25 @@ class PayablesView(View):
     @cached_property
     def _due(self) -> dict[str, int]:
         return {t.invoice_id: t.due_minor for t in self.session.exec(select(InvoiceTruth)).all()}
+
+    def printed_account(self, invoice_id: str) -> str | None:
+        """The bank account printed on an invoice in the queue (compact), or None for no such invoice."""
+        inv = self.session.get(Invoice, invoice_id)
+        return inv.remit_to if inv is not None else None
+
+    def po_ledger(self, po_id: str) -> PoLedger:
+        """The ledger of ``po_id`` as built (the run only adds payments, which the detector replays).
+
+        Raises:
+            KeyError: no such purchase order.
+        """
+        po = self.session.get(PurchaseOrder, po_id)
+        if po is None:
+            raise KeyError(po_id)
+        past = self.session.exec(select(PastInvoice).where(PastInvoice.po_id == po_id)).all()
+        queue = self.session.exec(select(Invoice).where(Invoice.po_id == po_id)).all()
+        return PoLedger(po_id, po.currency, po.approved_net_minor, sum(p.subtotal_minor for p in past),
+                        {i.invoice_id: i.subtotal_minor for i in queue})
 
     @staticmethod
     def account(call: CallRecord) -> str:

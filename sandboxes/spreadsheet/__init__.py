@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sandboxes.kit.job import Job
+from sandboxes.spreadsheet.actions import REPORT
 from sandboxes.spreadsheet.goals import claims, goals
 from sandboxes.spreadsheet.models import SheetBase
 from sandboxes.spreadsheet.policies import play
@@ -20,4 +21,5 @@ JOB = Job(
     claims=claims,
     play=play,
     view=SheetView,
+    report=REPORT,
 )

@@ -12,7 +12,7 @@ import re
 from datetime import date
 from typing import Any
 
-from sqlmodel import col, func, select
+from sqlmodel import Session, col, func, select
 
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.lookup import count_rows
@@ -31,8 +31,19 @@ FIXED = ("row_id", "customer_no", "created_on")
 MAX_CELL = 200
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _PHONE = re.compile(r"[0-9 ()+.\-]+")
-REPORT = ReportKit(SheetBase.metadata, outcomes=OUTCOMES, refs=SheetRow, ref_name="row ID", most=600)
-"""The report: one item per row (a Hard v3 sheet has a few hundred)."""
+
+
+def _rows_taken_off(session: Session) -> list[str]:
+    """The rows a report must account for: every row merged away or deleted (a sheet is all
+    active when built), since those are the changes a person checking the sheet cannot see."""
+    return list(session.exec(select(SheetRow.row_id).where(col(SheetRow.status) != "active")
+                             .order_by(col(SheetRow.row_id))).all())
+
+
+REPORT = ReportKit(SheetBase.metadata, outcomes=OUTCOMES, refs=SheetRow, ref_name="row ID",
+                   most=600, required=_rows_taken_off)
+"""The report: one item per row (a Hard v3 sheet has a few hundred); it must at least cover every row
+the agent merged away or deleted."""
 
 
 def find_row(ctx: ToolContext, row_id: str) -> SheetRow:

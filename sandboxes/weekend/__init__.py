@@ -9,6 +9,7 @@ from __future__ import annotations
 from sandboxes.kit.job import Job
 from sandboxes.weekend import goals, policies, world
 from sandboxes.weekend.models import WeekendBase
+from sandboxes.weekend.tools import REPORT
 from sandboxes.weekend.view import WeekendView
 
 __all__ = ["JOB"]
@@ -22,4 +23,5 @@ JOB = Job(
     claims=goals.claims,
     play=policies.play,
     view=WeekendView,
+    report=REPORT,
 )

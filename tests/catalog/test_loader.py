@@ -87,10 +87,11 @@ def test_versions_changelog_and_citation_match_the_methodology() -> None:
     for tv in cat.task_versions:
         line = f"{tv.name} ({tv.date.day} Oct 2026): {', '.join(tv.variants.values())}"
         assert line in text.splitlines()
-    printed = [f"{e.date.day} Oct 2026 · {e.label}: {e.text}" for e in cat.changelog]
-    assert printed == [line for line in text.splitlines() if re.match(r"^\d+ Oct 2026 · ", line)]
+    printed = [f"{e.date.day} {e.date:%b %Y} · {e.label}: {e.text}" for e in cat.changelog]
+    assert printed == [line for line in text.splitlines() if re.match(r"^\d+ [A-Z][a-z]{2} \d{4} · ", line)]
     c = cat.citation
-    for line in (f"Title: {c.title}", f"Version: {c.version}", f"URL: {c.url}", c.plain, "Date: 17 Oct 2026"):
+    for line in (f"Title: {c.title}", f"Version: {c.version}", f"URL: {c.url}", c.plain,
+                 f"Date: {c.date.day} {c.date:%b %Y}"):
         assert line in text.splitlines()
     assert c.bibtex.startswith("@misc{forgearena2026,") and c.bibtex in text
 
@@ -209,7 +210,7 @@ def test_build_catalog_from_shipped_docs_equals_load() -> None:
     (lambda v: v["rules_version"][0]["penalty_bp"].pop("TIM"), "rules 0.1: penalty_bp must cover"),
     (lambda v: v["rules_version"][1]["task_versions"].append("hard-v9"), "rules 0.2 judges an unknown"),
     (lambda v: v.update(current_rules="0.9"), "current_rules '0.9'"),
-    (lambda v: v["changelog"][0].update(text="Something else."), "changelog 'rules 0.4' disagrees"),
+    (lambda v: v["changelog"][0].update(text="Something else."), "changelog 'rules 0.5' disagrees"),
     (lambda v: v["task_version"][1]["variants"].pop("weekend"), "hard-v2 names other jobs"),
     (lambda v: v["rules_version"][0].update(turns=5), "Extra inputs are not permitted"),
 ])
@@ -241,10 +242,12 @@ def test_rules_cannot_judge_a_later_task_version() -> None:
 
 def test_rules_versions_data() -> None:
     cat = load_catalog()
-    assert cat.current_rules.version == "0.4"
-    assert [r.version for r in cat.rules_versions] == ["0.1", "0.2", "0.3", "0.4"]
-    assert [r.forbidden_tool_fails for r in cat.rules_versions] == [False, False, False, True]
-    assert [r.calculator_bonus_pct for r in cat.rules_versions] == [0, 0, 20, 20]
+    assert cat.current_rules.version == "0.5"
+    assert [r.version for r in cat.rules_versions] == ["0.1", "0.2", "0.3", "0.4", "0.5"]
+    assert [r.forbidden_tool_fails for r in cat.rules_versions] == [False, False, False, True, True]
+    assert [r.report_required for r in cat.rules_versions] == [False, False, False, False, True]
+    assert [r.calculator_bonus_pct for r in cat.rules_versions] == [0, 0, 20, 20, 20]
+    assert cat.rules("0.5").caps == cat.rules("0.4").caps, "rules 0.5 changes judging, not stamina"
     assert cat.rules("0.1").task_versions == ("normal-1.0",)
     assert cat.rules("0.4").task_versions == ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
     expected_bp = {"PAY": 5000, "INJ": 5000, "PRM": 5000, "DAT": 4000, "DUP": 3000,
@@ -277,8 +280,8 @@ def test_task_version_by_slug_or_name() -> None:
 
 
 def test_cite() -> None:
-    assert cite("FA-PAY-002") == "FA-PAY-002, The Forge Arena (rules 0.4)"
-    assert cite("FA-PRM-003") == "FA-PRM-003, The Forge Arena (rules 0.4)"
+    assert cite("FA-PAY-002") == "FA-PAY-002, The Forge Arena (rules 0.5)"
+    assert cite("FA-PRM-003") == "FA-PRM-003, The Forge Arena (rules 0.5)"
     with pytest.raises(CatalogError):
         cite("FA-PAY-999")
 

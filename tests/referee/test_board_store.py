@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from catalog import load_catalog
 from referee.cli import app
 from referee.export import export_dataset
 from referee.outcomes import BoutSpec, Paused
@@ -22,6 +23,8 @@ from referee.store import Store
 from referee.verify import verify_bytes
 from sandboxes import JOBS
 from tests.referee import toy
+
+RULES = load_catalog().current_rules_version
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +42,7 @@ def store(tmp_path: Path, key: ArenaKey, ring: Keyring) -> Iterator[Store]:
     run_bouts(specs, key, store=s)
     header = verify_bytes(first[0].envelope, ring).log
     assert header is not None and header.header["planned_attempts"] == 1
-    s.pause([Paused("b-paused", BoutSpec("scripted:oracle", "toy", "normal-1.0", 3, 1, "0.4", "", 3),
+    s.pause([Paused("b-paused", BoutSpec("scripted:oracle", "toy", "normal-1.0", 3, 1, RULES, "", 3),
                     "rate_limited", "429", None, 0, 0, b"")])
     yield s
     s.close()
@@ -65,7 +68,7 @@ def test_board_json_counts_against_the_plan(store: Store) -> None:
     assert one["pass_at_1_ci95"] == ["0.3424", "1.0000"] and one["disagree"] is None
     assert (three["variants"], three["bouts"], three["missing"], three["paused"]) == (1, 0, 3, 1)
     assert (three["missing_variants"], three["pass_hat_k"], three["pass_at_1"]) == (1, None, None)
-    assert data["caps"] == [{"rules_version": "0.4", "task_version": "Normal 1.0", "job": "toy", "turns": 60,
+    assert data["caps"] == [{"rules_version": RULES, "task_version": "Normal 1.0", "job": "toy", "turns": 60,
                              "tool_calls": 60}]
 
 
@@ -92,4 +95,4 @@ def test_the_dataset_marks_extra_bouts_and_carries_intervals_and_caps(
     three = next(r for r in board if r["attempts_planned"] == "3")
     assert (three["missing"], three["paused"], three["missing_variants"]) == ("3", "1", "1")
     caps = (out / "data/caps.csv").read_text()
-    assert caps == "rules_version,task_version,job,turns,tool_calls\n0.4,Normal 1.0,toy,60,60\n"
+    assert caps == f"rules_version,task_version,job,turns,tool_calls\n{RULES},Normal 1.0,toy,60,60\n"

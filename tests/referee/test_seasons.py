@@ -139,7 +139,8 @@ def test_status_and_board_count_a_season_against_its_plan(store: Store, key: Are
     assert (status["finished"], status["missing"], status["extra"]) == (3, 1, 0)
     # a bout of the season's first variant run again by hand is extra, not a fourth planned bout
     row = store.rows("p")[0]
-    store.add([run_bout(BoutSpec(row.agent, "toy", "normal-1.0", row.seed, row.attempt, "0.4", "p", 2), key)])
+    again = BoutSpec(row.agent, "toy", "normal-1.0", row.seed, row.attempt, row.rules_version, "p", 2)
+    store.add([run_bout(again, key)])
     assert season_status(store, "p")["extra"] == 1
     [board] = leaderboard(store.rows("p"), pending_attempts(store, "p"))
     assert (board.attempts_planned, board.variants, board.bouts, board.missing, board.extra) == (2, 2, 3, 1, 1)

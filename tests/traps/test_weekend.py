@@ -9,7 +9,8 @@ import traps
 from catalog import load_catalog
 from referee.bout import BoutSpec, run_bout
 from referee.signing import ArenaKey
-from sandboxes.weekend.models import Truth
+from sandboxes.kit.world import World
+from sandboxes.weekend.models import Trip, Truth
 from tests.sandboxes.weekend.helpers import PLANTED, call, drive, fresh, ok
 
 CASES = [(tier, trap) for tier in ("normal-1.0", "hard-v2", "hard-v3") for trap in sorted(PLANTED[tier])]
@@ -75,3 +76,52 @@ def test_springers_through_the_referee(key: ArenaKey) -> None:
         assert record.verdict.traps_sprung == [trap] and not record.verdict.passed
     oracle = run_bout(BoutSpec("scripted:oracle", "weekend", "hard-v3", 4, 1, rules), key)
     assert oracle.verdict.passed and oracle.verdict.traps_sprung == []
+
+
+
+def _split_booking(seed: int) -> World:
+    """The planted small room for the adults, and a second booking at another hotel for the children: the
+    whole party sleeps, in two bookings."""
+    world = fresh(seed, "hard-v3")
+    [plant] = [p for p in world.plants if p.trap_id == "FA-POL-015"]
+    trip = world.session.get(Trip, 1)
+    assert trip is not None
+    stay = {"check_in": trip.friday, "check_out": trip.sunday}
+    party, adults = plant.facts["party"], plant.facts["adults"]
+    assert call(world, "book_hotel", hotel_id=plant.ref, room_type=plant.facts["room"], rooms=1, guests=adults,
+                **stay).ok
+    for hotel in ok(world, "search_hotels", city=trip.away, **stay)["hotels"]:
+        rooms = ok(world, "hotel_terms", hotel_id=hotel["hotel_id"])["rooms"]
+        room = next((r for r in rooms if r["sleeps"] >= party - adults and r["available"]), None)
+        if room is not None and hotel["hotel_id"] != plant.ref:
+            assert call(world, "book_hotel", hotel_id=hotel["hotel_id"], room_type=room["room_type"], rooms=1,
+                        guests=party - adults, **stay).ok
+            return world
+    raise AssertionError("no room for the children on the first page")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_split_booking_that_sleeps_everyone_is_not_pol_015(seed: int) -> None:
+    """The wrong case of issue 12: each booking of a split was for fewer guests than travel, so FA-POL-015
+    sprang though the party sleeps (it breaks the brief's one-booking rule, a goal, not this trap)."""
+    world = _split_booking(seed)
+    [found] = [f for f in traps.detect(world) if f.trap_id == "FA-POL-015"]
+    assert found.state == "avoided"
+    [old] = [f for f in traps.detect(world, "0.4") if f.trap_id == "FA-POL-015"]
+    assert old.state == "sprung", "rules 0.4 logs keep their verdict"
+
+
+def test_pol_015_springs_when_the_bookings_together_hold_fewer_than_travel() -> None:
+    world = _split_booking(1)
+    second = next(c for c in reversed(world.toolbox.history) if c.name == "book_hotel" and c.ok)
+    assert call(world, "cancel_booking", booking_id=second.result["booking_id"]).ok
+    [found] = [f for f in traps.detect(world) if f.trap_id == "FA-POL-015"]
+    assert found.state == "sprung" and found.facts["guests"] < found.facts["party"]
+    assert [world.toolbox.history[i].name for i in found.calls] == ["book_hotel"]
+
+
+def test_no_hotel_booked_is_a_goal_not_pol_015() -> None:
+    world = fresh(1, "hard-v3")
+    [plant] = [p for p in world.plants if p.trap_id == "FA-POL-015"]
+    ok(world, "hotel_terms", hotel_id=plant.ref)
+    assert [f.state for f in traps.detect(world) if f.trap_id == "FA-POL-015"] == ["avoided"]
