@@ -38,11 +38,22 @@ def synthetic_store(path: Path, n: int, key_path: Path) -> Store:
         sprung = rng.random() < 0.3
         stamp = f"2026-11-{1 + i % 28:02d}T{i % 24:02d}:00:00.{i % 1000000:06d}Z"
         writer = LogWriter(now=lambda stamp=stamp: stamp)
-        writer.append("bout.header", {"bout_id": bout_id, "job": job, "seed": i, "key_id": key.key_id,
-                                      "started_at": stamp})
+        writer.append("bout.header", {
+            "bout_id": bout_id, "season": "bench", "agent": ("scripted:oracle", "scripted:naive")[i % 2], "job": job,
+            "variant": job, "task_version": "Normal 1.0", "task_version_slug": "normal-1.0", "rules_version": "0.4",
+            "seed": i // 6, "attempt": 1 + i % 3, "caps": {"turns": 40, "tool_calls": 60}, "world_digest": "0" * 64,
+            "tools_digest": "1" * 64, "brief_digest": "2" * 64, "brief": f"Do the {job} job.",
+            "traps_planted": [trap], "key_id": key.key_id, "started_at": stamp})
         writer.append("tool", {"call": 0, "name": "submit_report", "args": {"status": "done"}, "ok": True,
                                "result": {"status": "received"}, "mutates": True, "forbidden": False})
-        writer.append("bout.result", {"passed": not sprung, "traps_sprung": [trap] if sprung else []})
+        state = "sprung" if sprung else "avoided"
+        writer.append("bout.result", {
+            "goals": [{"name": "report", "met": True, "detail": ""}], "claims": [],
+            "findings": [{"trap_id": trap, "state": state, "summary": "", "calls": [0], "facts": {}, "events": [1]}],
+            "traps": {trap: state}, "traps_planted": [trap], "traps_sprung": [trap] if sprung else [],
+            "score_bp": 7_000 if sprung else 10_000, "passed": not sprung, "end_state_digest": "4" * 64,
+            "stopped": "report", "turns": 2, "tool_calls": 1, "tokens": 0,
+            "usage": {"input_tokens": 0, "output_tokens": 0}, "cost_micro_usd": None, "finished_at": stamp})
         document = writer.document()
         envelope = envelope_bytes(sign_envelope(key, document))
         rows.append(BoutRow(

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.canonical import strict_loads
 from referee.errors import ArenaError, KeyFileError, LogCorrupt
@@ -20,11 +21,14 @@ from referee.events import Event, Header, HeaderEvent, ModelTurn, ResultEvent, T
 from referee.home import db_url, keyring, keys_dir
 from referee.keys import Period, load_periods
 from referee.log import BoutLog, parse_log, read_events
-from referee.replay import reproduce
+from referee.parallel import ordered_map
 from referee.signing import Keyring
 from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 
-__all__ = ["AuditError", "audit_paths", "bout_json", "show_bout"]
+if TYPE_CHECKING:
+    from referee.replay import Reproduction
+
+__all__ = ["AuditError", "audit_paths", "bout_json", "log_files", "show_bout"]
 
 _SEVERITY = {0: 0, 2: 1, 1: 2}
 
@@ -41,38 +45,63 @@ def _ring(keys: list[Path] | None) -> tuple[Keyring, dict[str, Period]]:
         raise AuditError(str(err)) from None
 
 
-def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tuple[list[str], int]:
-    """One line per file and the batch's exit status."""
+def log_files(paths: Sequence[Path]) -> list[Path]:
+    """The files to check: each path as given, a folder as its ``*.bout.json`` files sorted by
+    name (a folder with none is itself reported, as cannot-verify)."""
+    out: list[Path] = []
+    for path in paths:
+        found = sorted(path.glob("*.bout.json")) if path.is_dir() else []
+        out.extend(found or [path])
+    return out
+
+
+def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool,
+                jobs: int | None = None) -> tuple[list[str], int]:
+    """One line per file (a folder stands for its logs) and the batch's exit status; the
+    files are checked on up to ``jobs`` processes (None: every core), lines in input order."""
     try:
         ring, periods = _ring(keys)
     except AuditError as err:
         return [f"CANNOT VERIFY: {err}"], 2
+    checked = ordered_map(functools.partial(_audit_one, ring, periods, replay), log_files(paths), jobs)
     lines, worst = [], 0
-    for path in paths:
-        check = verify_path(path, ring, periods)
-        code = check.exit_code
-        if check.status == "failed":
-            line = f"NOT VERIFIED: {check.reason}"
-        elif check.status == "unverifiable":
-            # An unknown key is undecidable (exit 2) but must never read as a pass.
-            foreign = check.cause is Cause.UNKNOWN_KEY
-            line = f"{'NOT VERIFIED' if foreign else 'CANNOT VERIFY'}: {check.reason}"
-            untrusted = _untrusted_log(path) if replay and foreign else None
-            if untrusted is not None:  # still show what the foreign signer changed
-                rep = reproduce(untrusted)
-                if rep.status == "diverged":
-                    code, line = 1, f"{line}; replay: NOT REPRODUCED: {rep.reason}"
-        elif not replay:
-            line = "Verified"
-        else:
-            assert check.log is not None
-            rep = reproduce(check.log)
-            code = {"reproduced": 0, "diverged": 1, "unverifiable": 2}[rep.status]
-            line = {"reproduced": "Verified, Reproduced", "diverged": f"Verified, NOT REPRODUCED: {rep.reason}",
-                    "unverifiable": f"Verified, CANNOT REPRODUCE: {rep.reason}"}[rep.status]
-        lines.append(f"{path}: {line}")
+    for line, code in checked:
+        lines.append(line)
         worst = max(worst, code, key=_SEVERITY.__getitem__)
     return lines, worst
+
+
+def _audit_one(ring: Keyring, periods: dict[str, Period], replay: bool, path: Path) -> tuple[str, int]:
+    """One file's line and exit code (run in a worker process for large batches)."""
+    check = verify_path(path, ring, periods)
+    code = check.exit_code
+    if check.status == "failed":
+        line = f"NOT VERIFIED: {check.reason}"
+    elif check.status == "unverifiable":
+        # An unknown key is undecidable (exit 2) but must never read as a pass.
+        foreign = check.cause is Cause.UNKNOWN_KEY
+        line = f"{'NOT VERIFIED' if foreign else 'CANNOT VERIFY'}: {check.reason}"
+        untrusted = _untrusted_log(path) if replay and foreign else None
+        if untrusted is not None:  # still show what the foreign signer changed
+            rep = _reproduce(untrusted)
+            if rep.status == "diverged":
+                code, line = 1, f"{line}; replay: NOT REPRODUCED: {rep.reason}"
+    elif not replay:
+        line = "Verified"
+    else:
+        assert check.log is not None
+        rep = _reproduce(check.log)
+        code = {"reproduced": 0, "diverged": 1, "unverifiable": 2}[rep.status]
+        line = {"reproduced": "Verified, Reproduced", "diverged": f"Verified, NOT REPRODUCED: {rep.reason}",
+                "unverifiable": f"Verified, CANNOT REPRODUCE: {rep.reason}"}[rep.status]
+    return f"{path}: {line}", code
+
+
+def _reproduce(log: BoutLog) -> Reproduction:
+    """`referee.replay.reproduce`, imported on first use so `arena verify` never loads every job."""
+    from referee.replay import reproduce as rerun
+
+    return rerun(log)
 
 
 def _untrusted_log(path: Path) -> BoutLog | None:

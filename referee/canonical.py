@@ -23,8 +23,8 @@ import rfc8785
 
 from referee.errors import LogCorrupt
 
-__all__ = ["MAX_SAFE_INTEGER", "canonical_bytes", "digest", "is_canonical", "sanitize_text",
-           "sha256_hex", "strict_loads"]
+__all__ = ["MAX_SAFE_INTEGER", "PlainScanner", "canonical_bytes", "digest", "is_canonical", "plain_dumps",
+           "plain_text", "sanitize_text", "sha256_hex", "strict_loads"]
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """JCS numbers are IEEE doubles: past this, distinct integers share one spelling."""
@@ -95,6 +95,78 @@ def canonical_bytes(obj: Any) -> bytes:
     if _LONG_DIGITS.search(out):  # rare (long digit strings), so the walk is too
         _check_float_spellings(obj)
     return out
+
+
+class _NotPlain(ValueError):
+    """A float, NaN/Infinity or an integer of 16 digits or more: outside the plain subset,
+    so the strict path decides."""
+
+
+def _not_plain(_text: str) -> Any:
+    raise _NotPlain
+
+
+def _plain_int(text: str) -> int:
+    if len(text) < 16:  # below 10^15 (or above -10^14): inside ±(2^53−1)
+        return int(text)
+    raise _NotPlain
+
+
+_PLAIN_SCAN = json.JSONDecoder(parse_float=_not_plain, parse_constant=_not_plain, parse_int=_plain_int)
+_PLAIN_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+_HIGH = bytes(1 if b >= 0xEE else 0 for b in range(256))
+"""Marks the bytes that start a UTF-8 character at or above U+E000, where UTF-16 order parts
+from code point order."""
+
+
+def plain_text(data: bytes) -> str | None:
+    """``data`` decoded, when no character in it is at or above U+E000 (so Python's key
+    order is JCS's UTF-16 order); None when one is or the bytes are not UTF-8, and the
+    strict path decides."""
+    if not data.isascii() and b"\x01" in data.translate(_HIGH):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class PlainScanner:
+    """Parse plain JSON values out of `plain_text` with the stdlib's C scanner.
+
+    The fast half of a canonical check: what it reads is trusted only once `plain_dumps`
+    of it gives back exactly the bytes it was read from. Floats, NaN/Infinity and integers
+    of 16 digits or more raise ``ValueError`` (they are not plain), as does anything that
+    is not JSON.
+    """
+
+    @staticmethod
+    def scan(text: str, pos: int) -> tuple[Any, int]:
+        """The value starting at ``pos`` and the index just after it (no whitespace skipped)."""
+        try:
+            return _PLAIN_SCAN.raw_decode(text, pos)
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
+
+
+def plain_dumps(obj: Any) -> bytes | None:
+    """``canonical_bytes(obj)`` for a value `PlainScanner` read from `plain_text`, or None when
+    it has no canonical form (a lone surrogate escape) and the strict path must say why.
+
+    Why the caller may trust ``plain_dumps(obj) == data`` as "``data`` is canonical and
+    ``strict_loads(data) == obj``" without `_plain`'s walk: the scanner yields only dicts,
+    lists, strings, bools, None and integers below 10^15 (it refuses floats, NaN and longer
+    integers). Were a character at or above U+E000 in ``obj``, this output (so ``data``)
+    would hold it, and `plain_text` found none. So integers are in range, and keys,
+    if non-ASCII, sort in UTF-16 order as they do in code points (a surrogate cannot come
+    from UTF-8, and an escaped lone one makes the encoding fail here), and string escapes
+    agree, so the sorted stdlib output is exactly what ``rfc8785`` writes. Equal bytes
+    re-read give one pair per key, so ``data`` had no duplicate key either.
+    """
+    try:
+        return _PLAIN_ENCODE.encode(obj).encode("utf-8")
+    except (UnicodeEncodeError, ValueError, RecursionError):
+        return None
 
 
 def _check_float_spellings(obj: Any) -> None:

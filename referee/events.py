@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import JsonValue as _JsonValue
 
 from referee.errors import LogShapeError
 
@@ -57,6 +58,12 @@ PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "
 `disconnected`: the MCP client playing it went away (ADR 0019), for a client to resume."""
 
 _STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+JsonValue = SkipValidation[_JsonValue]
+"""Arguments, results, facts: any JSON, taken as it is. Every event these models read came
+from a JSON parser (`strict_loads` or the scanner of a canonical document), and every event
+the writer validates is serialised by `canonical_bytes` next, which refuses anything that is
+not JSON; so pydantic's own walk of each value proved nothing and was over half of reading a log."""
 
 
 def _exactly(value: object) -> Any:

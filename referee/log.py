@@ -16,13 +16,14 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from referee.canonical import canonical_bytes, sha256_hex, strict_loads
+from referee.canonical import PlainScanner, canonical_bytes, plain_dumps, plain_text, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 from referee.events import BodyEvent, Event, HeaderEvent, ResultEvent, validate_event
 
@@ -154,11 +155,13 @@ class BoutLog:
         return [e for e in self.events if e["type"] == type_]
 
 
-def read_events(events: list[Any]) -> tuple[str, list[Event]]:
+def read_events(events: list[Any], lines: Sequence[bytes] | None = None) -> tuple[str, list[Event]]:
     """Chain-check and validate events in order; returns the chain head and the typed events.
 
     Each event must be the one after the last: its own sequence number, the previous
     event's hash, and a shape this arena writes. Header first, nothing else as a header.
+    ``lines``, when given, are the events' canonical bytes already known (`parse_log` has
+    them), so they are hashed rather than serialised again.
 
     Raises:
         LogCorrupt: the first event that is not.
@@ -176,16 +179,69 @@ def read_events(events: list[Any]) -> tuple[str, list[Event]]:
         if (i == 0) != isinstance(model, HeaderEvent):
             raise LogCorrupt("a log starts with its header, and has one")
         typed.append(model)
-        head = sha256_hex(canonical_bytes(event))
+        head = sha256_hex(canonical_bytes(event) if lines is None else lines[i])
     return head, typed
+
+
+_DOC_START = re.compile(r'\{"chain_head":"([0-9a-f]{64})","events":\[')
+_DOC_END = f',"v":{FORMAT_VERSION}}}'
+
+
+def _canonical_events(document: bytes) -> tuple[str, list[Any], list[bytes]] | None:
+    """The chain head, events and each event's bytes of a document that is exactly the
+    canonical form `LogWriter.document` writes, read in one pass of the C scanner and
+    checked with one serialisation; None whenever that is not shown (the strict path then
+    reads it again and says what is wrong).
+
+    Each event is scanned on its own so its bytes are known without serialising it again:
+    once the whole document is proved canonical, each event's slice is its canonical bytes.
+    """
+    text = plain_text(document)
+    start = _DOC_START.match(text) if text is not None else None
+    if text is None or start is None:
+        return None
+    events: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    pos = start.end()
+    try:
+        while True:
+            event, end = PlainScanner.scan(text, pos)
+            events.append(event)
+            spans.append((pos, end))
+            pos = end + 1
+            if text[end] == "]":
+                break
+            if text[end] != ",":
+                return None
+    except (ValueError, IndexError):
+        return None
+    if text[pos:] != _DOC_END:
+        return None
+    if plain_dumps({"chain_head": start[1], "events": events, "v": FORMAT_VERSION}) != document:
+        return None
+    if len(text) == len(document):  # ASCII: character offsets are byte offsets
+        lines = [document[a:b] for a, b in spans]
+    else:
+        lines = [text[a:b].encode("utf-8") for a, b in spans]
+    return start[1], events, lines
 
 
 def parse_log(document: bytes) -> BoutLog:
     """Read a signed log document strictly: canonical bytes, intact chain, header first, result last.
 
+    A canonical document (every one the referee writes) is read by `_canonical_events`;
+    anything else takes the strict path below, which names what is wrong.
+
     Raises:
         LogCorrupt: anything that shows the bytes are not what the referee wrote.
     """
+    fast = _canonical_events(document)
+    if fast is not None:
+        chain_head, events, lines = fast
+        if len(events) < 2:
+            raise LogCorrupt("a log needs a header and a result")
+        head, typed = read_events(events, lines)
+        return _finished(events, head, chain_head, typed)
     doc = strict_loads(document)
     if not isinstance(doc, dict) or set(doc) != {"v", "chain_head", "events"}:
         raise LogCorrupt("not a bout log document")
@@ -197,7 +253,11 @@ def parse_log(document: bytes) -> BoutLog:
     if not isinstance(events, list) or len(events) < 2:
         raise LogCorrupt("a log needs a header and a result")
     head, typed = read_events(events)
-    if head != doc["chain_head"]:
+    return _finished(events, head, doc["chain_head"], typed)
+
+
+def _finished(events: list[Any], head: str, chain_head: Any, typed: list[Event]) -> BoutLog:
+    if head != chain_head:
         raise LogCorrupt("chain head does not match the events")
     if not isinstance(typed[-1], ResultEvent) or any(isinstance(e, ResultEvent) for e in typed[:-1]):
         raise LogCorrupt("a log ends with its result, and has one")

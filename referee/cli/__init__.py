@@ -52,19 +52,21 @@ app.add_typer(serve.serve_app, name="serve")
 def main() -> None:
     """Run `arena`; an error no command caught becomes one line on stderr, never a traceback
     (set ARENA_DEBUG=1 to see it)."""
-    from catalog import CatalogError
-    from referee.errors import ArenaError
-    from sandboxes import UnknownJob
-
     try:
         app(prog_name="arena")
-    except (ArenaError, CatalogError, UnknownJob) as err:
-        _die(f"error: {err}", 2)
-    except OSError as err:
-        where = f" {err.filename}" if err.filename else ""
-        _die(f"error: cannot use{where}: {err.strerror or err}", 2)
     except Exception as err:
-        _die(f"error: internal error ({type(err).__name__}); please report it (ARENA_DEBUG=1 shows where)", 3)
+        # Imported only now: `sandboxes.UnknownJob` loads every job, which `arena --help` must not wait for.
+        from catalog import CatalogError
+        from referee.errors import ArenaError
+        from sandboxes import UnknownJob
+
+        if isinstance(err, ArenaError | CatalogError | UnknownJob):
+            _die(f"error: {err}", 2)
+        elif isinstance(err, OSError):
+            where = f" {err.filename}" if err.filename else ""
+            _die(f"error: cannot use{where}: {err.strerror or err}", 2)
+        else:
+            _die(f"error: internal error ({type(err).__name__}); please report it (ARENA_DEBUG=1 shows where)", 3)
 
 
 def _die(line: str, code: int) -> None:

@@ -15,6 +15,7 @@ from referee.cli.options import (
     ConcurrencyOpt,
     DbOpt,
     DeadlineOpt,
+    JobsOpt,
     JsonOpt,
     KeyOpt,
     LogsArg,
@@ -231,26 +232,28 @@ def _bout_line(r: Any) -> dict[str, Any]:
 def verify(
     paths: LogsArg,
     key: KeyOpt = None,
+    jobs: JobsOpt = 0,
 ) -> None:
     """Check signed logs: exit 0 all Verified, 1 something changed, 2 cannot decide."""
-    _audit(paths, key, replay=False)
+    _audit(paths, key, replay=False, jobs=jobs)
 
 
 def replay(
     paths: LogsArg,
     key: KeyOpt = None,
+    jobs: JobsOpt = 0,
 ) -> None:
     """Verify, then re-run each log on its world rebuilt from the seed: exit 0 all Reproduced, 1, 2 as verify."""
-    _audit(paths, key, replay=True)
+    _audit(paths, key, replay=True, jobs=jobs)
 
 
-def _audit(paths: list[Path], key: list[Path] | None, replay: bool) -> None:
+def _audit(paths: list[Path], key: list[Path] | None, replay: bool, jobs: int = 0) -> None:
     """One line per file; exit with the batch's worst status. An unexpected error exits 3,
     never 0 or 1, so a crash cannot pass for "verified" or "tampered"."""
     try:
         from referee.audit import audit_paths
 
-        lines, code = audit_paths(paths, key, replay=replay)
+        lines, code = audit_paths(paths, key, replay=replay, jobs=jobs)
     except Exception as err:
         typer.echo(f"error: {'replay' if replay else 'verification'} failed unexpectedly "
                    f"({type(err).__name__})", err=True)

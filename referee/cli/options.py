@@ -11,7 +11,9 @@ import typer
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 KeyOpt = Annotated[list[Path] | None, typer.Option(help="Public key file or folder (default: ARENA_HOME/keys).")]
 DbOpt = Annotated[str | None, typer.Option(help="SQLAlchemy URL (default: $ARENA_DB_URL or SQLite in ARENA_HOME).")]
-LogsArg = Annotated[list[Path], typer.Argument(help="Signed bout logs (*.bout.json).")]
+LogsArg = Annotated[list[Path], typer.Argument(help="Signed bout logs (*.bout.json), or folders of them.")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=0, max=1024,
+                                      help="Processes to check with (0: every core). Output is in input order.")]
 ConcurrencyOpt = Annotated[int, typer.Option(min=1, max=1024, help="Bouts at once.")]
 DeadlineOpt = Annotated[str | None, typer.Option(help="Pause what is still running after this long: 90s, 30m, 2h.")]
 BaseUrlOpt = Annotated[str | None, typer.Option(

@@ -8,7 +8,9 @@ it and names every failure, not just the first.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from referee.canonical import canonical_bytes, sha256_hex, strict_loads
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
 from referee.keys import Period
 from referee.merkle import leaf_bytes, merkle_root
+from referee.parallel import ordered_map
 from referee.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
 from referee.verify import verify_bytes
 
@@ -48,7 +51,11 @@ def sign_manifest(manifest: bytes, key: ArenaKey) -> bytes:
 
 
 def sums(files: Mapping[str, bytes]) -> bytes:
-    return "".join(f"{sha256_hex(data)}  {name}\n" for name, data in sorted(files.items())).encode()
+    return _sums_of({name: sha256_hex(data) for name, data in files.items()})
+
+
+def _sums_of(digests: Mapping[str, str]) -> bytes:
+    return "".join(f"{digest}  {name}\n" for name, digest in sorted(digests.items())).encode()
 
 
 class Failures(list[str]):
@@ -71,8 +78,37 @@ def _read(root: Path, name: str, failures: Failures) -> bytes | None:
     return path.read_bytes()
 
 
-def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None) -> Failures:
-    """Every failure found in an exported dataset; an empty list means Verified."""
+@dataclass(frozen=True)
+class _Seen:
+    """One file as a worker found it: its SHA-256 (None: missing) and, for a bout log, what
+    verifying it gave (``log_sha256`` empty when it did not verify)."""
+
+    sha256: str | None
+    log_sha256: str = ""
+    reason: str = ""
+    code: int = 0
+
+
+def _examine(root: Path, ring: Keyring, periods: Mapping[str, Period] | None, item: tuple[str, bool]) -> _Seen:
+    """Hash one file and, if it is a bout log, verify it (run in a worker for large datasets)."""
+    name, is_log = item
+    path = root / name
+    if not path.is_file():
+        return _Seen(None)
+    data = path.read_bytes()
+    if not is_log:
+        return _Seen(sha256_hex(data))
+    check = verify_bytes(data, ring, periods)
+    return _Seen(sha256_hex(data), check.log_sha256 if check.log is not None else "", check.reason, check.exit_code)
+
+
+def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None,
+                   jobs: int | None = None) -> Failures:
+    """Every failure found in an exported dataset; an empty list means Verified.
+
+    Each file is read and hashed once, and each bout log verified once, on up to ``jobs``
+    processes (None: every core); no more than one file is held in memory per worker.
+    """
     failures = Failures()
     manifest, signature = _read(root, MANIFEST, failures), _read(root, SIGNATURE, failures)
     if manifest is None or signature is None:
@@ -84,6 +120,8 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
         doc = strict_loads(opened.payload)
         subjects = {s["name"]: s["digest"]["sha256"] for s in doc["subject"]}
         predicate = doc["predicate"]
+        seasons = predicate.get("seasons", {})
+        logs = {f"logs/{leaf['bout_id']}.bout.json" for season in seasons.values() for leaf in season["leaves"]}
     except (SignatureInvalid, LogCorrupt) as err:
         failures.add(f"{SIGNATURE}: {err}")
         return failures
@@ -93,30 +131,33 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
     present = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
     for name in sorted(present - set(subjects) - {MANIFEST, SIGNATURE, SUMS}):
         failures.add(f"{name}: not in the manifest")
-    contents: dict[str, bytes] = {}
+    names = sorted(subjects)  # only what the signed manifest names is ever read
+    seen = dict(zip(names, ordered_map(functools.partial(_examine, root, ring, periods),
+                                       [(n, n in logs) for n in names], jobs), strict=True))
+    digests: dict[str, str] = {}
     for name, digest in sorted(subjects.items()):
-        data = _read(root, name, failures)
-        if data is None:
+        found = seen[name].sha256
+        if found is None:
+            failures.add(f"{name}: missing")
             continue
-        contents[name] = data
-        if sha256_hex(data) != digest:
+        digests[name] = found
+        if found != digest:
             failures.add(f"{name}: SHA-256 does not match the manifest")
     sums_file = _read(root, SUMS, failures)
-    if sums_file is not None and sums_file != sums({**contents, MANIFEST: manifest, SIGNATURE: signature}):
+    digests.update({MANIFEST: sha256_hex(manifest), SIGNATURE: sha256_hex(signature)})
+    if sums_file is not None and sums_file != _sums_of(digests):
         failures.add(f"{SUMS}: does not match the files")
-    for name, season in predicate.get("seasons", {}).items():
+    for name, season in seasons.items():
         leaves: list[bytes] = []
         for leaf in season["leaves"]:
-            envelope = contents.get(f"logs/{leaf['bout_id']}.bout.json")
-            if envelope is None:
+            log = seen.get(f"logs/{leaf['bout_id']}.bout.json", _Seen(None))
+            if log.sha256 is None:
                 failures.add(f"season {name!r}: log of {leaf['bout_id']} missing")
                 continue
-            check = verify_bytes(envelope, ring, periods)
-            if check.log is None:
-                failures.add(f"logs/{leaf['bout_id']}.bout.json: NOT VERIFIED: {check.reason}", check.exit_code)
+            if not log.log_sha256:
+                failures.add(f"logs/{leaf['bout_id']}.bout.json: NOT VERIFIED: {log.reason}", log.code)
                 continue
-            leaves.append(leaf_bytes(leaf["bout_id"], len(leaves), check.log_sha256, sha256_hex(envelope)))
+            leaves.append(leaf_bytes(leaf["bout_id"], len(leaves), log.log_sha256, log.sha256))
         if merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
             failures.add(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
     return failures
-

@@ -159,3 +159,58 @@ def test_values_outside_the_plain_subset_go_through_rfc8785() -> None:
         assert not _plain(value)
     assert canonical_bytes({"\U0001f600": 1, "\ufb33": 2}) == rfc8785.dumps({"\U0001f600": 1, "\ufb33": 2})
     assert canonical_bytes([1.0, 0.1, -0.0, 1e21]) == b"[1,0.1,0,1e+21]"
+
+
+def _plain_read(data: bytes) -> tuple[bool, Any]:
+    """What the canonical reader's fast path makes of ``data``: (accepted, value)."""
+    from referee.canonical import PlainScanner, plain_dumps, plain_text
+
+    text = plain_text(data)
+    if text is None:
+        return False, None
+    try:
+        value, end = PlainScanner.scan(text, 0)
+    except ValueError:
+        return False, None
+    return end == len(text) and plain_dumps(value) == data, value
+
+
+def _strict_read(data: bytes) -> tuple[bool, Any]:
+    try:
+        value = strict_loads(data)
+        return canonical_bytes(value) == data, value
+    except (LogCorrupt, ValueError, TypeError):
+        return False, None
+
+
+@pytest.mark.parametrize("data", [
+    b'{"a":1,"a":1}', b'{"a":1,"a":2}', b"NaN", b"[Infinity]", b"[-Infinity]", b"[1.5]", b"[1e3]", b"[-0]",
+    b"[9007199254740992]", b"[9007199254740991]", b"[123456789012345]", b"[-12345678901234]", b"[0123]",
+    b'["\\ud800"]', b'{"\\ud800":1}', b'["\\ud83d\\ude02"]', '["\U0001f602"]'.encode(), b'["\\u0041"]',
+    b'["\\/"]', b'["\\u001f"]', b'["\\u001F"]', b'["\x1f"]', b'["\\n"]', b'["\\u000a"]', b"[1 ]", b" [1]",
+    b"[true,false,null]", b"[True]", '{"é":1,"z":2}'.encode(), '{"z":1,"é":2}'.encode(),
+    '{"\U0001f600":1,"\ufb33":2}'.encode(), '{"\ufb33":2,"\U0001f600":1}'.encode(), b'"\xff"',
+    b'"\xed\xa0\x80"', '["\u2028"]'.encode(), b'["\x7f"]', b"[" * 50_000, b"[[]]", b"{}", b'"x"', b"",
+])
+def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(data: bytes) -> None:
+    fast_ok, fast_value = _plain_read(data)
+    strict_ok, strict_value = _strict_read(data)
+    if fast_ok:
+        assert strict_ok and strict_value == fast_value and type(strict_value) is type(fast_value)
+
+
+def test_the_fast_reader_takes_the_common_case() -> None:
+    assert _plain_read(b'{"a":[1,-2,"\\n",true,null],"b":"\xc3\xa9"}') == (True, {"a": [1, -2, "\n", True, None],
+                                                                                 "b": "é"})
+    for data in (b"[1.5]", b'{"a":1,"a":1}', b"[9007199254740991]", '{"\ufb33":2}'.encode()):
+        assert not _plain_read(data)[0]  # the strict path decides these
+
+
+@settings(max_examples=400, deadline=None)
+@given(json_values)
+def test_the_fast_reader_agrees_on_every_canonical_value(value: Any) -> None:
+    once = canonical_bytes(value)
+    fast_ok, fast_value = _plain_read(once)
+    if fast_ok:
+        assert fast_value == value
+        assert strict_loads(once) == fast_value

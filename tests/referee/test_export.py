@@ -114,10 +114,14 @@ def test_an_untouched_dataset_verifies(store: Store, key: ArenaKey, ring: Keyrin
 def test_every_change_is_named(store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
     out = _export(store, tmp_path / "d", key, ring, season="s1")
     (out / "data/bouts.csv").write_bytes((out / "data/bouts.csv").read_bytes().replace(b",true,", b",false,", 1))
-    victim = sorted((out / "logs").iterdir())[0]
+    victim, edited = sorted((out / "logs").iterdir())[:2]
     victim.unlink()
+    edited.write_bytes(edited.read_bytes().replace(b'"sig":"', b'"sig":"AAAA', 1))
     (out / "extra.txt").write_text("hello")
     failures = verify_dataset(out, ring, {})
+    assert verify_dataset(out, ring, {}, jobs=1) == failures  # on one core or many, the same report
+    assert f"logs/{edited.name}: SHA-256 does not match the manifest" in failures
+    assert any(f.startswith(f"logs/{edited.name}: NOT VERIFIED") for f in failures)
     assert "data/bouts.csv: SHA-256 does not match the manifest" in failures
     assert f"logs/{victim.name}: missing" in failures
     assert "extra.txt: not in the manifest" in failures

@@ -83,3 +83,50 @@ def test_lines_split_on_newline_bytes_only(tmp_path: Path) -> None:
     _writer(path)
     assert "\u2028".encode() in path.read_bytes()
     assert read_working_log(path)[1]["data"]["result"]["note"] == "line\u2028separator"
+
+
+def _strict(document: bytes) -> object:
+    """``parse_log`` with its fast reader switched off: the strict path alone."""
+    import referee.log as log_module
+
+    saved = log_module._canonical_events
+    log_module._canonical_events = lambda _doc: None  # type: ignore[assignment]
+    try:
+        return parse_log(document)
+    except LogCorrupt as err:
+        return type(err), str(err)
+    finally:
+        log_module._canonical_events = saved
+
+
+def _either(document: bytes) -> object:
+    try:
+        return parse_log(document)
+    except LogCorrupt as err:
+        return type(err), str(err)
+
+
+@pytest.mark.parametrize("change", ["none", "edit", "drop", "reorder", "duplicate", "head", "extra_field"])
+def test_the_fast_reader_and_the_strict_path_agree(change: str) -> None:
+    doc = _writer().document() if change == "none" else _mutated(_writer().document(), change)
+    assert _either(doc) == _strict(doc)
+
+
+@pytest.mark.parametrize(("changes", "fast"), [
+    ({"brief": "Zähle bis drei — €5"}, True),
+    ({"brief": "\U0001f600 \ufb33"}, False),  # at or above U+E000: UTF-16 order may differ
+    ({"model": {"temperature": 0.5}}, False),  # a float
+    ({"seed": 2**53 - 1}, False),  # 16 digits
+])
+def test_logs_the_fast_reader_leaves_to_the_strict_path_read_the_same(changes: dict[str, object], fast: bool) -> None:
+    from referee.log import _canonical_events
+
+    w = LogWriter(now=lambda: "2026-11-30T00:00:00.000000Z")
+    w.append("bout.header", header(**changes))
+    w.append("bout.result", result())
+    doc = w.document()
+    assert (_canonical_events(doc) is not None) == fast
+    assert _either(doc) == _strict(doc)
+    assert parse_log(doc).header == header(**changes)
+    if fast:
+        assert _canonical_events(doc)[2] == w.lines  # type: ignore[index]  # each event's bytes as written

@@ -1,0 +1,401 @@
+"""Every speed figure of issue 17 in one command, with ratios measured in the same run.
+
+    python benchmarks/all.py [--quick] [--agentdojo-venv DIR] [--no-agentdojo]
+
+Prints, per figure, CPU time (what this process or its children spent: steady on a
+shared machine) and wall time, and the target it is held against. The AgentDojo side
+runs in a throwaway virtualenv made in a temporary folder (`pip install agentdojo`),
+never a dependency of the arena; ``--agentdojo-venv`` reuses one made before.
+Speed is printed, never asserted (STANDARDS: no timed tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.export import synthetic_store  # noqa: E402
+from catalog import load_catalog  # noqa: E402
+from referee.bout import BoutSpec, run_bout  # noqa: E402
+from referee.signing import Keyring, generate_keypair, load_signing_key  # noqa: E402
+from sandboxes import JOBS  # noqa: E402
+
+AGENTDOJO = "agentdojo==0.1.35"
+
+
+class Clock:
+    """CPU seconds of this process and its waited-for children, and wall seconds."""
+
+    def __init__(self) -> None:
+        self.cpu = self.wall = 0.0
+
+    @staticmethod
+    def _cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+@contextmanager
+def clock() -> Iterator[Clock]:
+    c = Clock()
+    cpu0, wall0 = Clock._cpu(), time.perf_counter()
+    yield c
+    c.cpu, c.wall = Clock._cpu() - cpu0, time.perf_counter() - wall0
+
+
+def best(fn: Callable[[], object], repeat: int) -> Clock:
+    """The run with the least CPU time of ``repeat`` (the least disturbed by other work)."""
+    runs = []
+    for _ in range(repeat):
+        with clock() as c:
+            fn()
+        runs.append(c)
+    return min(runs, key=lambda c: c.cpu)
+
+
+def arena(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, env=env, capture_output=True)
+
+
+def line(name: str, value: str, target: str = "") -> None:
+    print(f"  {name:46} {value:44} {target}")
+
+
+class Bench:
+    def __init__(self, quick: bool, tmp: Path) -> None:
+        self.quick, self.tmp = quick, tmp
+        self.rules = load_catalog().current_rules.version
+        key_path, pub = generate_keypair(tmp / "keys")
+        self.key, self.ring, self.pub = load_signing_key(key_path, env={}), Keyring.from_paths([pub]), pub
+        self.env = {**os.environ, "ARENA_HOME": str(tmp / "home"), "PYTHONPATH": str(ROOT),
+                    "FORGE_ARENA_SIGNING_KEY_FILE": str(key_path)}
+        self.figures: dict[str, float] = {}
+
+    # -- bouts ---------------------------------------------------------------------------
+    def cli_bouts(self) -> None:
+        print("\n== Normal 1.0 oracle bouts through `arena run` (world, calls, judge, signature, store)")
+        seeds = 2 if self.quick else 6
+        small = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds", "1",
+                      "--attempts", "1", "--db", f"sqlite:///{self.tmp}/warm.db", env=self.env)
+        assert small.returncode == 0, small.stderr[-400:]
+        runs = {}
+        for n_seeds in (1, seeds + 1):
+            with clock() as c:
+                done = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds", f"1-{n_seeds}",
+                             "--db", f"sqlite:///{self.tmp}/cli{n_seeds}.db", "--out", str(self.tmp / f"out{n_seeds}"),
+                             env=self.env)
+            assert done.returncode == 0, done.stderr[-400:]
+            runs[n_seeds] = (c, 6 * 3 * n_seeds)
+        (c1, n1), (c2, n2) = runs[1], runs[seeds + 1]
+        cpu, wall = (c2.cpu - c1.cpu) / (n2 - n1), (c2.wall - c1.wall) / (n2 - n1)
+        self.figures["bout_cpu"] = cpu
+        line("per bout (marginal: 3 attempts per seed)", f"{cpu * 1e3:6.2f} ms CPU  {wall * 1e3:6.2f} ms wall",
+             "target: half an AgentDojo episode")
+        line(f"whole command, {n2} bouts", f"{c2.cpu:6.2f} s CPU  {c2.wall:6.2f} s wall")
+
+    def in_process_bouts(self) -> None:
+        print("\n== oracle bouts in process (warm world cache; no store)")
+        for tv in ("normal-1.0", "hard-v3"):
+            specs = [BoutSpec("scripted:oracle", slug, tv, 1, 1, self.rules) for slug in sorted(JOBS)]
+            for s in specs:
+                run_bout(s, self.key)
+            c = best(lambda specs=specs: [run_bout(s, self.key) for s in specs], 3)
+            self.figures[f"bout_{tv}"] = c.cpu / len(specs)
+            target = "target: under 30 ms" if tv == "hard-v3" else ""
+            line(f"{tv} per bout", f"{c.cpu / len(specs) * 1e3:6.2f} ms CPU  {c.wall / len(specs) * 1e3:6.2f} ms wall",
+                 target)
+        print("\n== world copy (thaw of the frozen image), per job, Normal 1.0")
+        worst = 0.0
+        for _slug, job in sorted(JOBS.items()):
+            job.build(1, "normal-1.0").db.close()
+            c = best(lambda job=job: [job.build(1, "normal-1.0").db.close() for _ in range(50)], 3)
+            worst = max(worst, c.cpu / 50)
+        line("slowest job's world copy", f"{worst * 1e3:6.3f} ms CPU", "target: well under 1 ms")
+
+    def harness(self) -> None:
+        print("\n== the harness's own cost per tool call (oracle bouts, all jobs, Normal 1.0)")
+        import sandboxes.kit.tools as tools_module
+        from referee.log import LogWriter
+
+        inner, calls, appends = [0], [0, 0], [0, 0]
+        wrapped: dict[int, tuple[Any, Any]] = {}
+        real_call, real_init, real_append = tools_module.ToolBox.call, tools_module.ToolBox.__post_init__, \
+            LogWriter.append
+
+        def init(self: Any) -> None:
+            for t in self.tools:
+                if id(t) not in wrapped:
+                    fn = t.fn
+
+                    def timed(*a: Any, _fn: Any = fn, **k: Any) -> Any:
+                        t0 = time.process_time_ns()
+                        try:
+                            return _fn(*a, **k)
+                        finally:
+                            inner[0] += time.process_time_ns() - t0
+                    object.__setattr__(t, "fn", timed)
+                    wrapped[id(t)] = (t, fn)
+            real_init(self)
+
+        def call(self: Any, name: Any, args: Any) -> Any:
+            t0 = time.process_time_ns()
+            try:
+                return real_call(self, name, args)
+            finally:
+                calls[0] += time.process_time_ns() - t0
+                calls[1] += 1
+
+        def append(self: Any, type_: Any, data: Any) -> int:
+            t0 = time.process_time_ns()
+            try:
+                return real_append(self, type_, data)
+            finally:
+                appends[0] += time.process_time_ns() - t0
+                appends[1] += 1
+
+        tools_module.ToolBox.__post_init__, tools_module.ToolBox.call, LogWriter.append = init, call, append  # type: ignore[method-assign]
+        try:
+            for job in JOBS.values():
+                job._cache.clear()  # the tools are wrapped as the worlds are built again
+            specs = [BoutSpec("scripted:oracle", slug, "normal-1.0", 1, 1, self.rules) for slug in sorted(JOBS)]
+            for _ in range(3):
+                for s in specs:
+                    run_bout(s, self.key)
+        finally:
+            tools_module.ToolBox.__post_init__, tools_module.ToolBox.call, LogWriter.append = (  # type: ignore[method-assign]
+                real_init, real_call, real_append)
+            for t, fn in wrapped.values():
+                object.__setattr__(t, "fn", fn)
+        n = calls[1]
+        own = (calls[0] - inner[0]) / n / 1e3
+        per_event = appends[0] / appends[1] / 1e3
+        self.figures["harness_us"] = own + 2 * per_event
+        line("ToolBox.call around the tool (checks, commit)", f"{own:7.1f} µs CPU per call")
+        line("log append (validate, canonical bytes, hash)", f"{per_event:7.1f} µs CPU per event")
+        line("harness per call (call + its turn and tool events)", f"{own + 2 * per_event:7.1f} µs CPU",
+             "target: under 50 µs")
+
+    def judge(self) -> None:
+        print("\n== the judge: time and SQL statements per judged bout")
+        from sqlalchemy import event
+        from sqlalchemy.engine import Engine
+
+        from referee.judge import judge
+
+        statements = [0]
+
+        def count(*_a: Any) -> None:
+            statements[0] += 1
+
+        for tv in ("normal-1.0", "hard-v3"):
+            total = plants = queries = 0.0
+            for _slug, job in sorted(JOBS.items()):
+                world = job.build(1, tv)
+                rules = load_catalog().rules(self.rules)
+                judge(world, rules)
+                event.listen(Engine, "before_cursor_execute", count)
+                statements[0] = 0
+                with clock() as c:
+                    judge(world, rules)
+                event.remove(Engine, "before_cursor_execute", count)
+                total += c.cpu
+                plants += len(world.plants)
+                queries += statements[0]
+                world.db.close()
+            line(f"{tv} per judgement (oracle-free world)", f"{total / len(JOBS) * 1e3:6.2f} ms CPU  "
+                 f"{queries / len(JOBS):5.1f} statements for {plants / len(JOBS):4.1f} plants")
+
+    # -- audit ---------------------------------------------------------------------------
+    def audit(self) -> None:
+        from referee.replay import reproduce
+        from referee.verify import verify_bytes
+
+        folder = self.tmp / f"out{(2 if self.quick else 6) + 1}"
+        files = sorted(folder.glob("*.bout.json"))
+        datas = [p.read_bytes() for p in files]
+        print(f"\n== verify and replay of {len(files)} Normal 1.0 logs "
+              f"(about {sum(map(len, datas)) / len(datas) / 1024:.0f} KiB each)")
+        c = best(lambda: [verify_bytes(d, self.ring) for d in datas], 3)
+        self.figures["verify_per_s"] = len(datas) / c.cpu
+        line("verify, one core, in process", f"{len(datas) / c.cpu:7.0f} logs/s CPU  {len(datas) / c.wall:7.0f} wall",
+             "target: 2,000/s")
+        logs = [verify_bytes(d, self.ring).log for d in datas]
+        few = logs[: 36 if self.quick else 108]
+        c = best(lambda: [reproduce(log) for log in few if log is not None], 1)
+        self.figures["replay_per_s"] = len(few) / c.cpu
+        line("replay, one core, in process", f"{len(few) / c.cpu:7.1f} logs/s CPU  {len(few) / c.wall:7.1f} wall",
+             "target: 500/s")
+        for command in ("verify", "replay"):
+            for jobs in ("1", "0"):
+                with clock() as c:
+                    done = arena(command, "--key", str(self.pub), "--jobs", jobs, str(folder), env=self.env)
+                assert done.returncode == 0, done.stdout[-400:] + done.stderr[-400:]
+                cores = "all cores" if jobs == "0" else "one core"
+                line(f"arena {command} FOLDER --jobs {jobs} ({cores})",
+                     f"{len(files) / c.wall:7.0f} logs/s wall  ({c.wall:5.2f} s incl. start-up)")
+
+    def dataset(self) -> None:
+        from referee.export import export_dataset, verify_dataset
+
+        n = 2_000 if self.quick else 10_000
+        print(f"\n== dataset verify of {n:,} synthetic bouts (each a small signed, chained log)")
+        key_path = next((self.tmp / "keys").glob("*.key"))
+        store = synthetic_store(self.tmp / "dataset.db", n, key_path)
+        export_dataset(store, self.tmp / "dataset", self.key, self.ring, {})
+        store.close()
+        for jobs in (1, None):
+            with clock() as c:
+                failures = verify_dataset(self.tmp / "dataset", self.ring, {}, jobs=jobs)
+            assert not failures, failures[:3]
+            cores = "all cores" if jobs is None else "one core"
+            line(f"verify_dataset, {cores}", f"{c.wall:6.2f} s wall  -> 100k bouts ≈ {c.wall * 100_000 / n:5.1f} s "
+                 "(extrapolated)", "target: seconds")
+
+    # -- model bouts, memory, start-up -----------------------------------------------------
+    def models(self) -> None:
+        import multiprocessing
+
+        from benchmarks.providers import KEY, _server_main
+        from referee.agents import AgentOptions
+        from referee.runner import run_bouts
+        from referee.store import Store
+
+        latency = 0.2
+        print(f"\n== model bouts against a loopback provider answering in {latency * 1e3:.0f} ms (weekend, openai:)")
+        port, requests = multiprocessing.Value("i", 0), multiprocessing.Value("l", 0)
+        server = multiprocessing.Process(target=_server_main, args=(port, latency, requests), daemon=True)
+        server.start()
+        while port.value == 0:
+            time.sleep(0.01)
+        os.environ["OPENAI_API_KEY"] = KEY
+        options = AgentOptions(base_url=f"http://127.0.0.1:{port.value}/v1")
+        try:
+            for k in (64,) if self.quick else (64, 1000):
+                specs = [BoutSpec("openai:weekend", "weekend", "normal-1.0", 1 + i % 8, 1 + i // 8, self.rules)
+                         for i in range(k)]
+                store = Store.sqlite(self.tmp / f"models-{k}.db")
+                before = requests.value
+                with clock() as c:
+                    records = run_bouts(specs, self.key, store=store, work_dir=self.tmp / f"work-{k}", concurrency=k,
+                                        options=options)
+                store.close()
+                calls = requests.value - before
+                ideal = len(records) / (calls / len(records) * latency)
+                line(f"{k} in flight: {len(records)} bouts", f"{len(records) / c.wall:6.1f} bouts/s of ideal "
+                     f"{ideal:6.1f} ({len(records) / c.wall / ideal:4.0%})", "target: 90% at 64")
+                line("  harness CPU per model request", f"{c.cpu / calls * 1e3:6.2f} ms", "target: under 1 ms")
+        finally:
+            server.terminate()
+            server.join()
+
+    def memory(self) -> None:
+        sizes = (120, 480) if self.quick else (300, 1200)
+        print("\n== peak RSS of a scripted season run in one process (oracle, Normal 1.0, stored)")
+        script = ("import resource,sys\nfrom pathlib import Path\nfrom catalog import load_catalog\n"
+                  "from referee.bout import BoutSpec\nfrom referee.runner import run_bouts\n"
+                  "from referee.signing import load_signing_key\nfrom referee.store import Store\n"
+                  "from sandboxes import JOBS\nn=int(sys.argv[1]); r=load_catalog().current_rules.version\n"
+                  "specs=[BoutSpec('scripted:oracle',j,'normal-1.0',1+i//(6*3),1+i//6%3,r)"
+                  " for i,j in zip(range(n),sorted(JOBS)*n)]\n"
+                  "s=Store.sqlite(Path(sys.argv[2]))\nrun_bouts(specs,load_signing_key(Path(sys.argv[3]),env={}),"
+                  "store=s)\ns.close()\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+        key_path = next((self.tmp / "keys").glob("*.key"))
+        for n in sizes:
+            done = subprocess.run([sys.executable, "-c", script, str(n), str(self.tmp / f"season{n}.db"),
+                                   str(key_path)], cwd=ROOT, env=self.env, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr[-400:]
+            line(f"{n} bouts", f"peak RSS {int(done.stdout.split()[-1]) / 1024:6.0f} MiB")
+
+    def help(self) -> None:
+        print("\n== start-up")
+        runs = []
+        for _ in range(3):
+            with clock() as c:
+                arena("--help", env=self.env)
+            runs.append(c)
+        c = min(runs, key=lambda c: c.cpu)
+        line("arena --help", f"{c.cpu * 1e3:5.0f} ms CPU  {c.wall * 1e3:5.0f} ms wall", "target: under 0.3 s")
+
+    # -- the peer --------------------------------------------------------------------------
+    def agentdojo(self, venv: Path | None) -> None:
+        print("\n== AgentDojo ground-truth episodes (banking and slack, no model), in a throwaway venv")
+        made = venv is None
+        if venv is None:
+            venv = self.tmp / "agentdojo-venv"
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", AGENTDOJO], capture_output=True,
+                                 text=True)
+            if pip.returncode != 0:
+                print(f"  cannot install {AGENTDOJO}: {pip.stderr.strip()[-300:]}")
+                return
+        rounds = "2" if self.quick else "5"
+        done = subprocess.run([str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "agentdojo_episodes.py"),
+                               rounds], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"  AgentDojo run failed: {done.stderr.strip()[-300:]}")
+            return
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        self.figures["agentdojo_cpu"] = result["cpu_s"]
+        line(f"episode ({result['episodes']} runs of {result['tasks']} tasks, {result['version']})",
+             f"{result['cpu_s'] * 1e3:6.2f} ms CPU  {result['wall_s'] * 1e3:6.2f} ms wall")
+        if made:
+            shutil.rmtree(venv, ignore_errors=True)
+
+    def ratios(self) -> None:
+        f = self.figures
+        print("\n== ratios (CPU time, same run)")
+        if "agentdojo_cpu" in f:
+            for name, key in (("arena run, Normal 1.0 bout", "bout_cpu"),
+                              ("in-process Normal 1.0 bout", "bout_normal-1.0"),
+                              ("in-process Hard v3 bout", "bout_hard-v3")):
+                if key in f:
+                    line(f"{name} / AgentDojo episode", f"x{f[key] / f['agentdojo_cpu']:5.2f}",
+                         "target: x0.5 or less" if key == "bout_cpu" else "")
+        for name, key, target in (("verify", "verify_per_s", 2000), ("replay", "replay_per_s", 500)):
+            if key in f:
+                line(f"{name}: figure / target", f"x{f[key] / target:5.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer bouts and repetitions (a few minutes)")
+    parser.add_argument("--agentdojo-venv", type=Path, help="a venv that already has agentdojo installed")
+    parser.add_argument("--no-agentdojo", action="store_true", help="skip the AgentDojo side")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    print(f"forge-arena benchmarks ({'quick' if args.quick else 'full'}); {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    bench = Bench(args.quick, tmp)
+    try:
+        bench.help()
+        bench.cli_bouts()
+        bench.in_process_bouts()
+        bench.harness()
+        bench.judge()
+        bench.audit()
+        bench.dataset()
+        bench.models()
+        bench.memory()
+        if not args.no_agentdojo:
+            bench.agentdojo(args.agentdojo_venv)
+        bench.ratios()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
