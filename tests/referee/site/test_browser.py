@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from catalog import load_catalog
 from referee.store import Store
 from tests.referee.site.conftest import DemoSite
 
@@ -151,7 +152,8 @@ def test_a_bout_page_shows_a_sprung_traps_evidence_next_to_its_call(
 
     bout_id, trap = _sprung_bout(demo_site)
     driver.get((demo_site.root / "bouts" / f"{bout_id}.html").resolve().as_uri())
-    assert driver.find_element(By.CSS_SELECTOR, ".versions").text == "Rules 0.4 · Hard v3.1"
+    rules = load_catalog().current_rules.version  # the demo's bouts run under the current rules
+    assert driver.find_element(By.CSS_SELECTOR, ".versions").text == f"Rules {rules} · Hard v3.1"
     driver.save_screenshot(str(artefacts / "bout.png"))
     row = driver.find_element(By.XPATH, f"//table//tr[@class='sprung'][td/a[text()='{trap}']]")
     link = row.find_element(By.XPATH, ".//a[starts-with(text(), 'call ')]")
