@@ -74,7 +74,8 @@ def driver() -> Iterator[Any]:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    browser.set_page_load_timeout(30)
+    browser.set_page_load_timeout(60)
+    browser.set_script_timeout(300)  # axe-core on a 200 KB bout page takes seconds, more on a busy machine
     try:
         yield browser
     finally:
