@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from referee.replay import reproduce
 from referee.signing import Keyring
 from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 
-__all__ = ["AuditError", "audit_paths", "show_bout"]
+__all__ = ["AuditError", "AuditLine", "audit_paths", "bout_json", "cost_fields", "show_bout", "tally", "usd"]
 
 _SEVERITY = {0: 0, 2: 1, 1: 2}
 
@@ -39,13 +40,47 @@ def _ring(keys: list[Path] | None) -> tuple[Keyring, dict[str, Period]]:
         raise AuditError(str(err)) from None
 
 
-def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tuple[list[str], int]:
-    """One line per file and the batch's exit status."""
+@dataclass(frozen=True)
+class AuditLine:
+    """One file's audit: ``verdict`` is what the line says before its reason (``Verified``,
+    ``Verified, Reproduced``, ``NOT VERIFIED``, ``CANNOT VERIFY``, ...), ``exit_code`` 0, 1 or 2."""
+
+    path: str
+    verdict: str
+    reason: str
+    exit_code: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.path}: {self.verdict}" + (f": {self.reason}" if self.reason else "")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "verdict": self.verdict, "reason": self.reason, "exit_code": self.exit_code,
+                "status": {0: "ok", 1: "changed", 2: "undecided"}[self.exit_code]}
+
+
+def tally(lines: list[AuditLine], replay: bool) -> dict[str, int]:
+    """How many files came out good, changed and undecided: the final line of a batch."""
+    return {"files": len(lines), "ok": sum(line.exit_code == 0 for line in lines),
+            "changed": sum(line.exit_code == 1 for line in lines),
+            "undecided": sum(line.exit_code == 2 for line in lines)}
+
+
+def _split(text: str) -> tuple[str, str]:
+    for head in ("Verified, NOT REPRODUCED", "Verified, CANNOT REPRODUCE", "NOT VERIFIED", "CANNOT VERIFY"):
+        if text.startswith(head + ": "):
+            return head, text[len(head) + 2:]
+    return text, ""
+
+
+def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tuple[list[AuditLine], int]:
+    """One result per file and the batch's exit status."""
     try:
         ring, periods = _ring(keys)
     except AuditError as err:
-        return [f"CANNOT VERIFY: {err}"], 2
-    lines, worst = [], 0
+        return [AuditLine("(keys)", "CANNOT VERIFY", str(err), 2)], 2
+    lines: list[AuditLine] = []
+    worst = 0
     for path in paths:
         check = verify_path(path, ring, periods)
         code = check.exit_code
@@ -68,7 +103,8 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool) -> tup
             code = {"reproduced": 0, "diverged": 1, "unverifiable": 2}[rep.status]
             line = {"reproduced": "Verified, Reproduced", "diverged": f"Verified, NOT REPRODUCED: {rep.reason}",
                     "unverifiable": f"Verified, CANNOT REPRODUCE: {rep.reason}"}[rep.status]
-        lines.append(f"{path}: {line}")
+        verdict, reason = _split(line)
+        lines.append(AuditLine(str(path), verdict, reason, code))
         worst = max(worst, code, key=_SEVERITY.__getitem__)
     return lines, worst
 
@@ -112,6 +148,39 @@ def show_bout(target: str, keys: list[Path] | None, db: str | None) -> str:
             raise AuditError(f"cannot show {target}: {check.reason}")
         raise AuditError(f"NOT VERIFIED: {check.reason}")
     return _render_log(check.log, "Verified")
+
+
+def bout_json(target: str, keys: list[Path] | None, db: str | None) -> dict[str, Any]:
+    """The bout for a program: verification, header, result (tokens and cost included) and its
+    events counted by type. Refuses what `show_bout` refuses."""
+    check = _load(target, keys, db)
+    if check.log is None:
+        if check.status == "unverifiable" and check.cause is not Cause.UNKNOWN_KEY:
+            raise AuditError(f"cannot show {target}: {check.reason}")
+        raise AuditError(f"NOT VERIFIED: {check.reason}")
+    log = check.log
+    h, r = log.start.data, log.end.data
+    counts: dict[str, int] = {}
+    for e in log.body:
+        counts[e.type] = counts.get(e.type, 0) + 1
+    return {"status": "Verified", "bout_id": h.bout_id, "header": h.model_dump(mode="json"),
+            "result": r.model_dump(mode="json"), "events": counts, "cost": cost_fields(r.usage.input_tokens,
+                                                                                        r.usage.output_tokens,
+                                                                                        r.cost_micro_usd)}
+
+
+def cost_fields(input_tokens: int, output_tokens: int, cost_micro_usd: int | None) -> dict[str, Any]:
+    """Tokens and cost as every output spells them: cost in USD as exact decimal text from
+    integer micro-dollars, or None with ``priced`` false when no price table was given."""
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens,
+            "cost_usd": None if cost_micro_usd is None else usd(cost_micro_usd), "priced": cost_micro_usd is not None}
+
+
+def usd(micro: int) -> str:
+    """Integer micro-dollars as dollars text with 6 decimals (no float money)."""
+    sign = "-" if micro < 0 else ""
+    micro = abs(micro)
+    return f"{sign}{micro // 1_000_000}.{micro % 1_000_000:06d}"
 
 
 def _render_log(log: BoutLog, status: str) -> str:

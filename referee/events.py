@@ -51,8 +51,10 @@ __all__ = [
     "validate_event",
 ]
 
-PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline"]
-"""Why a bout paused; `provider_unreachable` (nothing listening) is parked for `arena resume` at once."""
+PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "key_refused",
+                      "deadline"]
+"""Why a bout paused; `provider_unreachable` (nothing listening) is parked for `arena resume` at once;
+`key_refused` (a 401 or 403) waits for the user to set the key and resume, never retried by a run."""
 
 _STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.agents import AgentOptions, Transport
 from referee.bout import run_bout_async
@@ -26,7 +28,11 @@ from referee.signing import ArenaKey
 from referee.store import Store
 from referee.worklog import SUFFIX, WorkLog, unfinished
 
-__all__ = ["MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect"]
+__all__ = ["HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect", "header_of", "peek"]
+
+HELD_REASONS = frozenset({"key_refused", "discarded"})
+"""Pauses only a person lifts: a key missing or refused (set it, then `arena resume`), or a bout
+the user discarded (`arena paused discard`). A season run and the pool never retry these."""
 
 MAX_WAIT = 600.0
 """Seconds a run waits to resume a paused bout itself; a longer Retry-After leaves it paused."""
@@ -65,14 +71,52 @@ class RunSettings:
     on_failed: Callable[[str, str], None] | None = None
 
 
-def collect(work_dir: Path, store: Store | None) -> list[Unfinished]:
-    """Bouts to resume, each once. A bout already stored is not resumed: its leftover working
-    log (the runner stopped between storing and cleaning up) or paused row is dropped."""
-    found = {p.name.removesuffix(SUFFIX): Unfinished(p.name.removesuffix(SUFFIX), path=p)
-             for p in unfinished(work_dir)}
+def header_of(item: Unfinished) -> dict[str, Any]:
+    """An unfinished bout's log header data, read without claiming it ({} when not whole yet)."""
+    try:
+        first = item.path.read_bytes().split(b"\n", 1)[0] if item.path is not None else (
+            (item.log or b"").split(b"\n", 1)[0])
+        data = json.loads(first)["data"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def peek(path: Path) -> tuple[str | None, str | None]:
+    """A working log's season (from its header) and its pause reason (when its last event is a
+    pause), read without claiming it; (None, None) when the header is not whole yet."""
+    try:
+        lines = path.read_bytes().split(b"\n")
+        header = json.loads(lines[0])["data"]
+        last = json.loads(next(line for line in reversed(lines) if line.strip()))
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None, None
+    reason = last.get("data", {}).get("reason") if last.get("type") == "pause" else None
+    return header.get("season"), reason
+
+
+def collect(work_dir: Path, store: Store | None, season: str | None = None,
+            skip_reasons: frozenset[str] = frozenset()) -> list[Unfinished]:
+    """Bouts to resume, each once: of ``season`` only when given, and never one paused for a
+    reason in ``skip_reasons`` or discarded by the user. A bout already stored is not
+    resumed: its leftover working log (the runner stopped between storing and cleaning up)
+    or paused row is dropped."""
+    found: dict[str, Unfinished] = {}
+    for p in unfinished(work_dir):
+        bout_id = p.name.removesuffix(SUFFIX)
+        log_season, reason = peek(p) if season is not None or skip_reasons else (None, None)
+        if (season is not None and log_season is not None and log_season != season) or reason in skip_reasons:
+            continue
+        found[bout_id] = Unfinished(bout_id, path=p)
     if store is None:
         return list(found.values())
     for row in store.paused():
+        if row.discarded_at is not None:
+            found.pop(row.bout_id, None)
+            continue
+        if (season is not None and row.season != season) or row.reason in skip_reasons:
+            found.pop(row.bout_id, None)
+            continue
         local = found.get(row.bout_id)
         if local is not None and local.path is not None and _size(local.path) < len(row.log):
             work = WorkLog.claim(local.path)  # resumed further on another machine: take the store's log

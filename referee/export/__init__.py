@@ -55,6 +55,7 @@ class ExportResult:
     bouts: int
     files: int
     roots: dict[str, str]
+    key_id: str = ""
 
 
 def _ids(text: str) -> tuple[str, ...]:
@@ -103,6 +104,26 @@ def _seeds(store: Store, rows: Sequence[DatasetRow]) -> dict[str, dict[str, list
                         cells[f"{r.job}/{r.task_version}"].add(r.seed)
                 seeds[name] = {c: sorted(s) for c, s in sorted(cells.items())}
     return seeds
+
+
+KEYS_DIR = "keys"
+
+
+def _shipped_keys(ring: Keyring, periods: dict[str, Period], used: set[str]) -> dict[str, bytes]:
+    """The public keys that signed the manifest and the logs, and their periods of use, as
+    `keys/<keyid16>.pub` and `keys/keyring.json`: `arena dataset verify DIR` needs nothing else,
+    a dataset spanning a key rotation verifies, and the card names the signing key id
+    (ADR 0025). A key the ring does not hold (a log signed elsewhere) is not shipped."""
+    out: dict[str, bytes] = {}
+    entries = []
+    for kid in sorted(used):
+        if kid not in ring:
+            continue
+        out[f"{KEYS_DIR}/{kid[:16]}.pub"] = ring.public_file(kid)
+        period = periods.get(kid, Period(kid, None, None))
+        entries.append({"key_id": kid, "start": period.start, "end": period.end})
+    out[f"{KEYS_DIR}/keyring.json"] = (json.dumps({"keys": entries}, indent=2, sort_keys=True) + "\n").encode()
+    return out
 
 
 def _write_tree(out: Path, files: dict[str, bytes]) -> None:
@@ -168,6 +189,7 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
         info, {n: (p, sha256_hex(files[p]), len(files[p]), c) for n, (p, c) in tables.items()})
     files["croissant.json"] = citation.croissant(info, ("data/bouts.csv", sha256_hex(files["data/bouts.csv"])),
                                                  BOUT_COLUMNS)
+    files.update(_shipped_keys(ring, periods, {key.key_id, *(r.key_id for r in rows)}))
     files["CITATION.cff"] = citation.citation_cff(info)
     files["CITATION.bib"] = citation.bibtex(info)
     files["README.md"] = citation.card(info, sorted([*files, manifest.MANIFEST, manifest.SIGNATURE, manifest.SUMS]))
@@ -178,5 +200,5 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files[manifest.MANIFEST], files[manifest.SIGNATURE] = statement, signature
     files[manifest.SUMS] = manifest.sums(files)
     _write_tree(out, files)
-    return ExportResult(out, len(rows), len(files), {n: s["merkle_root"] for n, s in seasons.items()})
+    return ExportResult(out, len(rows), len(files), {n: s["merkle_root"] for n, s in seasons.items()}, key.key_id)
 
