@@ -28,7 +28,8 @@ from referee.signing import ArenaKey
 from referee.store import Store
 from referee.worklog import SUFFIX, WorkLog, unfinished
 
-__all__ = ["HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect", "header_of", "peek"]
+__all__ = ["HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect", "header_of",
+           "pause_reason", "peek"]
 
 HELD_REASONS = frozenset({"key_refused", "discarded"})
 """Pauses only a person lifts: a key missing or refused (set it, then `arena resume`), or a bout
@@ -80,6 +81,17 @@ def header_of(item: Unfinished) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def pause_reason(item: Unfinished) -> str | None:
+    """Why an unfinished bout last paused (None: it did not pause, it was cut off)."""
+    if item.path is not None:
+        return peek(item.path)[1]
+    try:
+        last = json.loads(next(line for line in reversed((item.log or b"").split(b"\n")) if line.strip()))
+    except (ValueError, StopIteration):
+        return None
+    return last.get("data", {}).get("reason") if isinstance(last, dict) and last.get("type") == "pause" else None
 
 
 def peek(path: Path) -> tuple[str | None, str | None]:

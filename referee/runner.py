@@ -21,7 +21,7 @@ from referee.agents.prices import load_prices
 from referee.agents.python import DEFAULT_TIMEOUT, PYTHON_SPEC, probe
 from referee.errors import KeyMissing, UnknownAgent, UnknownVersion
 from referee.outcomes import BoutRecord, BoutSpec, Paused
-from referee.pool import BoutPool, RunProgress, RunSettings, collect, header_of
+from referee.pool import BoutPool, RunProgress, RunSettings, collect, header_of, pause_reason
 from referee.resume import Unfinished
 from referee.signing import ArenaKey
 from referee.store import Store
@@ -233,8 +233,9 @@ def check_keys(items: Sequence[Unfinished], options: AgentOptions | None) -> Non
         if variable is None or os.environ.get(variable) or (options and options.base_url):
             continue
         recorded = model.get("base_url") if isinstance(model, dict) else None
-        if recorded and not any(recorded == url for _, _, url in PROVIDERS.values()):
-            continue  # a server of its own (vLLM, Ollama...): it may need no key
+        own_server = recorded and not any(recorded == url for _, _, url in PROVIDERS.values())
+        if own_server and pause_reason(item) != "key_refused":
+            continue  # a server of its own (vLLM, Ollama...) may need no key, unless it refused one
         if needs_key(agent, options):
             wanting.setdefault(variable, []).append(item.bout_id)
     if wanting:

@@ -138,7 +138,7 @@ def resume(
     """Carry on every paused or interrupted bout from its log; exit 1 if a log and its world disagree."""
     from referee.agents import AgentOptions
     from referee.agents.http import Retry
-    from referee.errors import ArenaError
+    from referee.errors import ArenaError, KeyMissing
     from referee.home import arena_home, db_url, ensure_folder, ensure_key
     from referee.runner import parse_duration, resume_bouts
     from referee.store import Store
@@ -157,6 +157,8 @@ def resume(
             resume_bouts(key, arena_home() / "work", store, out, tally.done, concurrency=concurrency,
                          deadline=limit, options=options, on_paused=tally.paused, on_progress=update,
                          on_failed=tally.failed)
+    except KeyMissing as err:  # checked before any bout resumes
+        _fail(err)
     finally:
         store.close()
     tally.close()
