@@ -187,10 +187,12 @@ def _render_log(log: BoutLog, status: str) -> str:
     """The bout as text, read from its typed events."""
     h, r = log.start.data, log.end.data
     out = [
-        f"Bout {h.bout_id}  ·  Rules {h.rules_version} · {h.task_version}  ·  {status}",
+        f"Bout {h.bout_id}  ·  Rules {h.rules_version} · {h.task_version} ({h.task_version_slug})  ·  {status}",
         f"{h.agent} on {h.variant} (job {h.job}), seed {h.seed}, attempt {h.attempt}",
         f"caps: {h.caps.turns} turns, {h.caps.tool_calls} tool calls; planted: "
         + (", ".join(h.traps_planted) or "none"),
+        *([f"model: {h.model.get('provider')} {h.model.get('model')} at {h.model.get('base_url')}, temperature "
+            f"{h.model.get('temperature')}, max tokens {h.model.get('max_tokens')}"] if h.model else []),
         "", "Brief:", *("  " + line for line in h.brief.splitlines()), "",
     ]
     for e in log.body:
@@ -213,7 +215,9 @@ def _render_log(log: BoutLog, status: str) -> str:
     out += claims or ["  none"]
     out += ["", "Goals:"]
     out += [f"  {'met  ' if g.met else 'UNMET'} {g.name} {g.detail}".rstrip() for g in r.goals]
-    out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp / 100:.2f} "
-            f"of 100; sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
-            f"{r.turns} turns, {r.tool_calls} tool calls"]
+    cost = "no price table, cost not computed" if r.cost_micro_usd is None else f"${usd(r.cost_micro_usd)}"
+    out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp} bp of 10000; "
+            f"sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
+            f"{r.turns} turns, {r.tool_calls} tool calls",
+            f"Tokens: {r.usage.input_tokens} in / {r.usage.output_tokens} out; cost: {cost}"]
     return "\n".join(out)

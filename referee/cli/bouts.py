@@ -20,6 +20,8 @@ from referee.cli.options import (
     LogsArg,
     RateOpt,
     RetriesOpt,
+    SeedAlias,
+    SeedOpt,
     SeedsOpt,
     _echo_json,
     _fail,
@@ -27,7 +29,7 @@ from referee.cli.options import (
 
 bout_app = typer.Typer(help="Single bouts.", no_args_is_help=True)
 
-AgentOpt = Annotated[list[str], typer.Option(
+AgentOpt = Annotated[list[str] | None, typer.Option(
     "--agent", help="Repeat it, or give a comma list: scripted:oracle, scripted:naive, scripted:springer:FA-…, "
     "openai:MODEL, anthropic:MODEL, python:MODULE:FACTORY (your own agent).")]
 JobOpt = Annotated[list[str] | None, typer.Option("--job", help="Job slugs (repeat it or a comma list), or all.")]
@@ -39,6 +41,20 @@ JobsAlias = Annotated[list[str] | None, typer.Option("--jobs", hidden=True)]
 TiersAlias = Annotated[list[str] | None, typer.Option("--tiers", hidden=True)]
 
 
+def _one_seed(text: str) -> int:
+    """One seed from the old ``--seed`` spelling.
+
+    Raises:
+        ValueError: not exactly one seed.
+    """
+    from referee.runner import parse_seeds
+
+    seeds = parse_seeds(text)
+    if len(seeds) != 1:
+        raise ValueError(f"one seed here, not {text!r}")
+    return seeds[0]
+
+
 def names(*given: list[str] | None, default: str | None = "all") -> list[str]:
     """Repeated options and comma lists as one list, in order, each once."""
     out = [part.strip() for values in given for value in values or [] for part in value.split(",") if part.strip()]
@@ -48,15 +64,17 @@ def names(*given: list[str] | None, default: str | None = "all") -> list[str]:
 def world(
     job: str,
     tier: Annotated[str, typer.Option(help="Task version, e.g. normal-1.0 or hard-v3.1.")] = "normal-1.0",
-    seed: Annotated[int, typer.Option("--seeds", "--seed", min=0, max=2**53 - 1, help="One seed.")] = 1,
+    seed: SeedOpt = 1,
     as_json: JsonOpt = False,
+    seed_alias: SeedAlias = None,
 ) -> None:
     """A seeded world: its digest, its counts, the traps it plants."""
     from referee.worlds import WorldError, describe_world
 
     try:
+        seed = _one_seed(seed_alias) if seed_alias is not None else seed
         info = describe_world(job, tier, seed)
-    except WorldError as err:
+    except (WorldError, ValueError) as err:
         _fail(err)
     if as_json:
         _echo_json(info)
@@ -68,7 +86,7 @@ def world(
 
 
 def run(
-    agent: AgentOpt,
+    agent: AgentOpt = None,
     job: JobOpt = None,
     tier: TierOpt = None,
     seeds: SeedsOpt = "1",
@@ -91,6 +109,7 @@ def run(
     agents_alias: AgentsAlias = None,
     jobs_alias: JobsAlias = None,
     tiers_alias: TiersAlias = None,
+    seed_alias: SeedAlias = None,
 ) -> None:
     """Run bouts, sign each log, store it. Bouts hit by a rate limit, an outage or the deadline pause;
     one line per bout, then a tally line."""
@@ -103,8 +122,8 @@ def run(
 
     agent = names(agent, agents_alias, default=None)
     try:
-        specs = plan_bouts(agent, names(job, jobs_alias), names(tier, tiers_alias), parse_seeds(seeds), attempts,
-                           rules)
+        specs = plan_bouts(agent, names(job, jobs_alias), names(tier, tiers_alias),
+                           parse_seeds(seed_alias if seed_alias is not None else seeds), attempts, rules)
         options = model_options(agent, base_url, temperature, max_tokens, price_table, rate,
                                 retry=Retry(attempts=retries, base_delay=backoff), agent_timeout=agent_timeout)
         limit = parse_duration(deadline) if deadline else None
@@ -218,12 +237,18 @@ def bout_show(
 
 
 def demo(
-    seed: Annotated[int, typer.Option("--seeds", "--seed", min=0, max=2**53 - 1, help="One seed.")] = 1,
+    seed: SeedOpt = 1,
     attempts: AttemptsOpt = 3,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    seed_alias: SeedAlias = None,
 ) -> None:
     """The main job: oracle and naive on every job and task version, 3 attempts, verified, boards."""
+    if seed_alias is not None:
+        try:
+            seed = _one_seed(seed_alias)
+        except ValueError as err:
+            _fail(err)
     from rich.console import Console
     from rich.progress import Progress
 

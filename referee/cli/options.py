@@ -34,7 +34,10 @@ BackoffOpt = Annotated[float, typer.Option(min=0.0, max=60.0, help="First retry'
 MAX_ATTEMPTS = 100
 """The one bound on attempts per variant, for `run`, `season new` and `demo` alike."""
 AttemptsOpt = Annotated[int, typer.Option(min=1, max=MAX_ATTEMPTS, help="Attempts per variant (job x seed).")]
-SeedsOpt = Annotated[str, typer.Option("--seeds", "--seed", help="Seeds: 1,2,3 or ranges like 1-20.")]
+SeedsOpt = Annotated[str, typer.Option("--seeds", help="Seeds: 1,2,3 or ranges like 1-20.")]
+SeedOpt = Annotated[int, typer.Option("--seeds", min=0, max=2**53 - 1, help="One seed.")]
+SeedAlias = Annotated[str | None, typer.Option("--seed", hidden=True)]
+"""The old spelling of --seeds, still accepted, not shown."""
 
 
 def usage_error(err: BaseException) -> bool:

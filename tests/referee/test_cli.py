@@ -206,3 +206,33 @@ def test_replay_shows_the_edit_in_a_log_resigned_by_a_stranger(tmp_path: Path) -
     assert code == 2 and "NOT VERIFIED: signed by unknown key" in out
     code, out = arena("replay", str(forged))
     assert code == 1 and "unknown key" in out and "NOT REPRODUCED: event 2" in out
+
+
+def test_old_spellings_still_work_hidden_and_one_spelling_is_shown(tmp_path: Path) -> None:
+    """One spelling per idea (ADR 0024); the old ones are accepted and kept out of --help."""
+    code, out = arena("season", "new", "old", "--agents", "scripted:oracle", "--jobs", "toy", "--tiers",
+                      "normal-1.0", "--variants", "2", "--attempts", "1", "--json")
+    assert code == 0 and json.loads(out) == {"season": "old", "planned": 2, "seed_count": 2, "attempts": 1}
+    code, out = arena("season", "new", "new", "--agent", "scripted:oracle", "--agent", "scripted:naive", "--job",
+                      "toy", "--tier", "normal-1.0", "--seed-count", "1", "--attempts", "100", "--json")
+    assert code == 0 and json.loads(out)["planned"] == 200  # 2 agents x 1 seed x 100 attempts: one bound
+    assert json.loads(arena("world", "toy", "--seed", "3", "--json")[1])["seed"] == 3
+    code, out = arena("run", "--agents", "scripted:oracle", "--jobs", "toy", "--tiers", "normal-1.0",
+                      "--seed", "4", "--attempts", "1", "--json")
+    assert code == 0 and json.loads(out.splitlines()[0])["seed"] == 4
+    for command in (("season", "new"), ("run",), ("world",)):
+        shown = arena(*command, "--help")[1]
+        for old in ("--agents", "--jobs", "--tiers", "--variants", "--seed "):
+            assert old not in shown, (command, old)
+        flags = [line for line in shown.splitlines() if "<bool>" in line]
+        assert all("Show this message" in line for line in flags), flags  # only click's own --help
+    assert "--seeds" in arena("world", "--help")[1] and "--seed-count" in arena("season", "new", "--help")[1]
+
+
+def test_version_jobs_and_versions_tell_what_there_is() -> None:
+    code, out = arena("--version")
+    assert code == 0 and out.startswith("arena ") and "rules 0.4" in out
+    code, out = arena("jobs")
+    assert code == 0 and "refund" in out and "hard-v2 (Hard v2)" in out
+    code, out = arena("versions")
+    assert code == 0 and "hard-v3.1" in out and "(current)" in out
