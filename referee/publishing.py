@@ -74,13 +74,15 @@ def work(db: str | None, season: str | None, on_done: Callable[[BoutRecord], Non
         store.close()
 
 
-def spawn_workers(db: str | None, season: str, workers: int, args: Sequence[str]) -> list[int]:
+def spawn_workers(db: str | None, season: str, workers: int, args: Sequence[str],
+                  quiet_stdout: bool = False) -> list[int]:
     """Run ``workers`` local worker processes on one season and wait for them; returns their
-    exit codes. Each is a plain `arena worker`, as it would run on another machine."""
+    exit codes. Each is a plain `arena worker`, as it would run on another machine.
+    ``quiet_stdout``: their lines go to stderr, so the caller's stdout holds only its own JSON."""
     url = db_url(db)
     ensure_key()  # made once here, not raced for by the workers
     command = [sys.executable, "-m", "referee.cli", "worker", "--db", url, "--season", season, *args]
-    procs = [subprocess.Popen(command) for _ in range(workers)]
+    procs = [subprocess.Popen(command, stdout=sys.stderr if quiet_stdout else None) for _ in range(workers)]
     try:
         return [p.wait() for p in procs]
     finally:

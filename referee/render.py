@@ -48,7 +48,8 @@ def leader_table(rows: Sequence[LeaderRow]) -> Group:
                                     else "no price table") if spent else ()))
         tables.append(table)
     legend = Text(
-        "k: planned attempts per variant; variants: with all k attempts in / planned; pass^k: variants right on "
+        "k: planned attempts per seeded variant (a variant, the world, with one seed); variants: seeded variants with "
+        "all k attempts in / planned; pass^k: variants right on "
         "all k attempts, over the variants with all k in (a run of 1 attempt shows pass^1); missing: planned "
         "attempts not in; extra: bouts beyond the plan, kept but not counted; [ ]: 95% Wilson interval; "
         "disagree: variants whose attempts split; score: mean, in basis points (10000 is full); traps: sprung "

@@ -84,7 +84,7 @@ def season_run(
             status(db, name)  # an unknown season fails here, once
             extra = ["--concurrency", str(concurrency), *(["--base-url", base_url] if base_url else []),
                      *(["--rate", str(rate)] if rate else [])]
-            codes = spawn_workers(db, name, workers, [*extra, *(["--json"] if as_json else [])])
+            codes = spawn_workers(db, name, workers, extra, quiet_stdout=as_json)
             counts = status(db, name)
             if as_json:
                 _echo_json({"record": "season", "season": name, "workers": workers, "status": counts,
