@@ -179,6 +179,8 @@ class BoutPool:
         self.records: list[BoutRecord] = []
         self.unstored: list[BoutRecord] = []
         self.waiting: dict[str, Paused] = {}
+        self.tries: dict[str, int] = {}
+        """How often each bout paused in this run (resumed in the run after all but the last)."""
         self.progress = RunProgress(0)
 
     async def go(self, items: Sequence[BoutSpec | Unfinished]) -> list[BoutRecord]:
@@ -282,6 +284,7 @@ class BoutPool:
     def _paused(self, paused: Paused, item: BoutSpec | Unfinished) -> None:
         """Wait and resume a rate-limited or unavailable bout in this run, or leave it paused."""
         pauses = item.pauses + 1 if isinstance(item, Unfinished) else 1
+        self.tries[paused.bout_id] = pauses
         self.progress.paused += 1
         delay = paused.retry_after if paused.retry_after is not None else self.s.pause_delay * 2 ** (pauses - 1)
         later = paused.reason in ("rate_limited", "provider_down") and pauses <= self.s.max_pauses
@@ -307,7 +310,7 @@ class BoutPool:
         if not paused:
             return
         if self.s.store is not None:
-            self.s.store.pause(paused)
+            self.s.store.pause(paused, counts={p.bout_id: self.tries.get(p.bout_id, 1) for p in paused})
         for p in paused:
             self.waiting.pop(p.bout_id, None)
             if self.s.on_paused:

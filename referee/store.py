@@ -196,9 +196,10 @@ class Store:
             session.commit()
         return len(rows)
 
-    def pause(self, paused: Iterable[Paused], now: str | None = None) -> None:
+    def pause(self, paused: Iterable[Paused], now: str | None = None, counts: dict[str, int] | None = None) -> None:
         """Record paused bouts with their logs so far (a later pause replaces an earlier one,
-        counting it: ``pauses`` goes up by one, ``paused_at`` is the latest)."""
+        counting it: ``pauses`` goes up by ``counts[bout_id]``, the times it paused in the run
+        that parks it, else 1; ``paused_at`` is the latest)."""
         from referee.log import utc_now
 
         when = now or utc_now()
@@ -206,7 +207,8 @@ class Store:
             for p in paused:
                 before = session.get(PausedRow, p.bout_id)
                 row = row_from_paused(p)
-                row.paused_at, row.pauses = when, (before.pauses if before is not None else 0) + 1
+                row.paused_at = when
+                row.pauses = (before.pauses if before is not None else 0) + (counts or {}).get(p.bout_id, 1)
                 if before is not None:
                     row.discarded_at, row.discard_reason = before.discarded_at, before.discard_reason
                 session.merge(row)

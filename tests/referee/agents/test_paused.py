@@ -132,3 +132,23 @@ def test_a_provider_refusing_every_connection_trips_a_breaker_for_the_run(arena_
     assert len(paused) == 4 and {r["reason"] for r in paused} == {"provider_unreachable"}
     assert sum("gave up after 4 tries" in r["detail"] for r in paused) == 1
     assert sum("breaker open" in r["detail"] for r in paused) == 3
+
+
+def test_paused_list_counts_every_pause_a_run_waited_out_before_parking(key: object, tmp_path: Path) -> None:
+    """A bout rate-limited on every try is resumed by its run up to max_pauses times, then parked:
+    the store says how often it paused, not just that it did."""
+    from referee.bout import BoutSpec
+    from referee.runner import run_bouts
+    from tests.referee.agents.conftest import options
+
+    store = Store.sqlite(tmp_path / "arena.db")
+    try:
+        with FakeProvider(key=KEY, faults=lambda n, _b: "429-after").running() as fake:
+            run_bouts([BoutSpec("openai:toy/oracle", "toy", "normal-1.0", 1, 1, "0.4")], key,  # type: ignore[arg-type]
+                      store=store, options=options(fake.openai_url), max_pauses=2, pause_delay=0.001,
+                      work_dir=tmp_path / "work")
+            assert fake.requests == 3
+        (row,) = store.paused()
+        assert (row.reason, row.pauses) == ("rate_limited", 3) and row.paused_at
+    finally:
+        store.close()
