@@ -242,10 +242,10 @@ class Bench:
         for command in ("verify", "replay"):
             for jobs in ("1", "0"):
                 with clock() as c:
-                    done = arena(command, "--key", str(self.pub), "--jobs", jobs, str(folder), env=self.env)
+                    done = arena(command, "--key", str(self.pub), "--processes", jobs, str(folder), env=self.env)
                 assert done.returncode == 0, done.stdout[-400:] + done.stderr[-400:]
                 cores = "all cores" if jobs == "0" else "one core"
-                line(f"arena {command} FOLDER --jobs {jobs} ({cores})",
+                line(f"arena {command} FOLDER --processes {jobs} ({cores})",
                      f"{len(files) / c.wall:7.0f} logs/s wall  ({c.wall:5.2f} s incl. start-up)")
 
     def dataset(self) -> None:

@@ -28,7 +28,8 @@ from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 if TYPE_CHECKING:
     from referee.replay import Reproduction
 
-__all__ = ["AuditError", "audit_paths", "bout_json", "log_files", "show_bout"]
+__all__ = ["AuditError", "AuditLine", "audit_paths", "bout_json", "cost_fields", "log_files", "show_bout", "tally",
+           "usd"]
 
 _SEVERITY = {0: 0, 2: 1, 1: 2}
 
@@ -45,6 +46,39 @@ def _ring(keys: list[Path] | None) -> tuple[Keyring, dict[str, Period]]:
         raise AuditError(str(err)) from None
 
 
+@dataclass(frozen=True)
+class AuditLine:
+    """One file's audit: ``verdict`` is what the line says before its reason (``Verified``,
+    ``Verified, Reproduced``, ``NOT VERIFIED``, ``CANNOT VERIFY``, ...), ``exit_code`` 0, 1 or 2."""
+
+    path: str
+    verdict: str
+    reason: str
+    exit_code: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.path}: {self.verdict}" + (f": {self.reason}" if self.reason else "")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "verdict": self.verdict, "reason": self.reason, "exit_code": self.exit_code,
+                "status": {0: "ok", 1: "changed", 2: "undecided"}[self.exit_code]}
+
+
+def tally(lines: list[AuditLine], replay: bool) -> dict[str, int]:
+    """How many files came out good, changed and undecided: the final line of a batch."""
+    return {"files": len(lines), "ok": sum(line.exit_code == 0 for line in lines),
+            "changed": sum(line.exit_code == 1 for line in lines),
+            "undecided": sum(line.exit_code == 2 for line in lines)}
+
+
+def _split(text: str) -> tuple[str, str]:
+    for head in ("Verified, NOT REPRODUCED", "Verified, CANNOT REPRODUCE", "NOT VERIFIED", "CANNOT VERIFY"):
+        if text.startswith(head + ": "):
+            return head, text[len(head) + 2:]
+    return text, ""
+
+
 def log_files(paths: Sequence[Path]) -> list[Path]:
     """The files to check: each path as given, a folder as its ``*.bout.json`` files sorted by
     name (a folder with none is itself reported, as cannot-verify)."""
@@ -56,23 +90,26 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool,
-                jobs: int | None = None) -> tuple[list[str], int]:
-    """One line per file (a folder stands for its logs) and the batch's exit status; the
-    files are checked on up to ``jobs`` processes (None: every core), lines in input order."""
+                jobs: int | None = None) -> tuple[list[AuditLine], int]:
+    """One result per file (a folder stands for its logs) and the batch's exit status; the
+    files are checked on up to ``jobs`` processes (None: every core), results in input order."""
     try:
         ring, periods = _ring(keys)
     except AuditError as err:
-        return [f"CANNOT VERIFY: {err}"], 2
-    checked = ordered_map(functools.partial(_audit_one, ring, periods, replay), log_files(paths), jobs)
-    lines, worst = [], 0
-    for line, code in checked:
-        lines.append(line)
+        return [AuditLine("(keys)", "CANNOT VERIFY", str(err), 2)], 2
+    files = log_files(paths)
+    checked = ordered_map(functools.partial(_audit_one, ring, periods, replay), files, jobs)
+    lines: list[AuditLine] = []
+    worst = 0
+    for path, (line, code) in zip(files, checked, strict=True):
+        verdict, reason = _split(line)
+        lines.append(AuditLine(str(path), verdict, reason, code))
         worst = max(worst, code, key=_SEVERITY.__getitem__)
     return lines, worst
 
 
 def _audit_one(ring: Keyring, periods: dict[str, Period], replay: bool, path: Path) -> tuple[str, int]:
-    """One file's line and exit code (run in a worker process for large batches)."""
+    """One file's verdict line (without its path) and exit code; run in a worker process for large batches."""
     check = verify_path(path, ring, periods)
     code = check.exit_code
     if check.status == "failed":
@@ -94,7 +131,7 @@ def _audit_one(ring: Keyring, periods: dict[str, Period], replay: bool, path: Pa
         code = {"reproduced": 0, "diverged": 1, "unverifiable": 2}[rep.status]
         line = {"reproduced": "Verified, Reproduced", "diverged": f"Verified, NOT REPRODUCED: {rep.reason}",
                 "unverifiable": f"Verified, CANNOT REPRODUCE: {rep.reason}"}[rep.status]
-    return f"{path}: {line}", code
+    return line, code
 
 
 def _reproduce(log: BoutLog) -> Reproduction:
@@ -177,23 +214,52 @@ def show_bout(target: str, keys: list[Path] | None, db: str | None, full: bool =
 
 
 def bout_json(target: str, keys: list[Path] | None, db: str | None) -> dict[str, Any]:
-    """The bout as JSON: its status (Verified, or paused with why) and every event as logged."""
+    """The bout for a program: its status (verified, or paused with why), header, result (tokens
+    and cost included), its events counted by type and every event as logged."""
     check = _checked(target, keys, db)
     if isinstance(check, _PausedLog):
         return {"bout_id": check.bout_id, "status": "paused", "paused": {"reason": check.reason,
                                                                           "detail": check.detail},
-                "events": list(check.events)}
+                "event_counts": _counts(check.typed), "events": list(check.events)}
     assert check.log is not None
-    return {"bout_id": check.log.start.data.bout_id, "status": "verified", "log_sha256": check.log_sha256,
-            "events": list(check.log.events)}
+    log = check.log
+    h, r = log.start.data, log.end.data
+    return {"bout_id": h.bout_id, "status": "verified", "log_sha256": check.log_sha256,
+            "header": h.model_dump(mode="json"), "result": r.model_dump(mode="json"),
+            "cost": cost_fields(r.usage.input_tokens, r.usage.output_tokens, r.cost_micro_usd),
+            "event_counts": _counts(log.events), "events": list(log.events)}
+
+
+def _counts(events: Sequence[Any]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for e in events:
+        kind = e["type"] if isinstance(e, dict) else e.type
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def cost_fields(input_tokens: int, output_tokens: int, cost_micro_usd: int | None) -> dict[str, Any]:
+    """Tokens and cost as every output spells them: cost in USD as exact decimal text from
+    integer micro-dollars, or None with ``priced`` false when no price table was given."""
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens,
+            "cost_usd": None if cost_micro_usd is None else usd(cost_micro_usd), "priced": cost_micro_usd is not None}
+
+
+def usd(micro: int) -> str:
+    """Integer micro-dollars as dollars text with 6 decimals (no float money)."""
+    sign = "-" if micro < 0 else ""
+    micro = abs(micro)
+    return f"{sign}{micro // 1_000_000}.{micro % 1_000_000:06d}"
 
 
 def _head(h: Header, status: str) -> list[str]:
     return [
-        f"Bout {h.bout_id}  ·  Rules {h.rules_version} · {h.task_version}  ·  {status}",
+        f"Bout {h.bout_id}  ·  Rules {h.rules_version} · {h.task_version} ({h.task_version_slug})  ·  {status}",
         f"{h.agent} on {h.variant} (job {h.job}), seed {h.seed}, attempt {h.attempt}",
         f"caps: {h.caps.turns} turns, {h.caps.tool_calls} tool calls; planted: "
         + (", ".join(h.traps_planted) or "none"),
+        *([f"model: {h.model.get('provider')} {h.model.get('model')} at {h.model.get('base_url')}, temperature "
+            f"{h.model.get('temperature')}, max tokens {h.model.get('max_tokens')}"] if h.model else []),
         "", "Brief:", *("  " + line for line in h.brief.splitlines()), "",
     ]
 
@@ -238,8 +304,9 @@ def _render_log(log: BoutLog, status: str, full: bool = False) -> str:
     out += claims or ["  none"]
     out += ["", "Goals:"]
     out += [f"  {'met  ' if g.met else 'UNMET'} {g.name} {g.detail}".rstrip() for g in r.goals]
-    out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp / 100:.2f} "
-            f"of 100; sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
-            f"{r.turns} turns, {r.tool_calls} tool calls; {r.tokens} tokens"
-            + ("" if r.cost_micro_usd is None else f", ${r.cost_micro_usd / 1_000_000:.6f}")]
+    cost = "no price table, cost not computed" if r.cost_micro_usd is None else f"${usd(r.cost_micro_usd)}"
+    out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp} bp of 10000; "
+            f"sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
+            f"{r.turns} turns, {r.tool_calls} tool calls",
+            f"Tokens: {r.usage.input_tokens} in / {r.usage.output_tokens} out; cost: {cost}"]
     return "\n".join(out)

@@ -56,11 +56,14 @@ class RowLike(Protocol):
     traps_avoided: str
     finished_at: str
     planned_attempts: int | None
+    tokens: int
+    cost_micro_usd: int | None
 
 
 @dataclass(frozen=True)
 class Pending:
-    """A planned attempt with no finished bout yet: ``state`` is paused, queued or running."""
+    """A planned attempt with no finished bout yet: ``state`` is paused, discarded (by the
+    user, `arena paused discard`), queued or running."""
 
     season: str
     agent: str
@@ -105,6 +108,33 @@ class LeaderRow:
     pass_at_1_ci: tuple[float, float] | None = None
     pass_hat_k_ci: tuple[float, float] | None = None
     rank: int = 0
+    discarded: int = 0
+    """Planned attempts the user discarded while paused: missing, shown apart like paused."""
+    tokens: int = 0
+    """Input plus output tokens over the counted bouts."""
+    cost_micro_usd: int | None = None
+    """Cost of the counted bouts in micro-dollars; None unless a price table priced every one."""
+    passed: int = 0
+    """Counted bouts that passed: what the per-passed-bout figures divide by."""
+
+    @property
+    def task_version_slug(self) -> str:
+        return {tv.name: tv.slug for tv in load_catalog().task_versions}.get(self.task_version, self.task_version)
+
+    @property
+    def tokens_per_passed(self) -> str | None:
+        """Tokens spent per passed bout (all counted bouts' tokens over the passes), 1 decimal."""
+        return None if not self.passed else _decimal(Fraction(self.tokens, self.passed), 1)
+
+    @property
+    def cost_usd(self) -> str | None:
+        return None if self.cost_micro_usd is None else _decimal(Fraction(self.cost_micro_usd, 10**6), 6)
+
+    @property
+    def cost_usd_per_passed(self) -> str | None:
+        if self.cost_micro_usd is None or not self.passed:
+            return None
+        return _decimal(Fraction(self.cost_micro_usd, 10**6 * self.passed), 6)
 
     @property
     def pass_hat_3(self) -> Fraction | None:
@@ -125,7 +155,8 @@ class LeaderRow:
             return None if x is None else [f"{x[0]:.4f}", f"{x[1]:.4f}"]
 
         return {
-            "task_version": self.task_version, "rules_version": self.rules_version, "rank": self.rank,
+            "task_version": self.task_version, "task_version_slug": self.task_version_slug,
+            "rules_version": self.rules_version, "rank": self.rank,
             "agent": self.agent, "attempts_planned": self.attempts_planned, "pass_hat_label": self.pass_hat_label,
             "variants": self.variants, "planned": self.planned, "bouts": self.bouts, "missing": self.missing,
             "paused": self.paused, "missing_variants": self.missing_variants, "extra": self.extra,
@@ -133,7 +164,9 @@ class LeaderRow:
             "pass_at_1_ci95": ci(self.pass_at_1_ci), "pass_hat_k": frac(self.pass_hat_k),
             "pass_hat_k_ci95": ci(self.pass_hat_k_ci), "pass_hat_3": frac(self.pass_hat_3),
             "disagree": frac(self.disagree), "mean_score_bp": frac(self.mean_score_bp),
-            "traps_per_bout": frac(self.traps_per_bout),
+            "traps_per_bout": frac(self.traps_per_bout), "discarded": self.discarded, "tokens": self.tokens,
+            "tokens_per_passed_bout": self.tokens_per_passed, "cost_usd": self.cost_usd,
+            "cost_usd_per_passed_bout": self.cost_usd_per_passed, "priced": self.cost_micro_usd is not None,
         }
 
 
@@ -182,6 +215,16 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _decimal(value: Fraction, places: int) -> str:
+    """An exact fraction as decimal text, rounded half up: no float ever touches money."""
+    scaled = value * 10**places
+    whole = scaled.numerator // scaled.denominator
+    if (scaled - whole) * 2 >= 1:
+        whole += 1
+    text = str(whole).rjust(places + 1, "0")
+    return f"{text[:-places]}.{text[-places:]}" if places else text
+
+
 def pct(value: Fraction | None) -> str:
     return "—" if value is None else f"{float(value) * 100:.1f}%"
 
@@ -213,7 +256,7 @@ def _plan(rows: Sequence[RowLike], pending: Iterable[Pending]) -> dict[_Variant,
     for p in pending:
         key = (p.task_version, p.rules_version, p.agent, p.season, p.job, p.seed)
         said[key].extend([p.planned_attempts] if p.planned_attempts is not None else [])
-        if waiting[key].get(p.attempt) != "paused":
+        if waiting[key].get(p.attempt) not in ("paused", "discarded"):
             waiting[key][p.attempt] = p.state
     slots = {key: _Slot(max(plans) if plans else DEFAULT_ATTEMPTS, pending=waiting.get(key, {}))
              for key, plans in said.items()}
@@ -243,6 +286,8 @@ def _leader(tv: str, rv: str, agent: str, k: int, slots: list[_Slot]) -> LeaderR
     split = sum(len({r.passed for r in s.rows.values()}) > 1 for s in done)
     missing = sum(s.planned - len(s.rows) for s in slots)
     paused = sum(1 for s in slots for a, state in s.pending.items() if state == "paused" and a not in s.rows)
+    discarded = sum(1 for s in slots for a, state in s.pending.items() if state == "discarded" and a not in s.rows)
+    costs = [r.cost_micro_usd for r in bouts]
     return LeaderRow(
         task_version=tv, rules_version=rv, agent=agent, attempts_planned=k, variants=len(slots),
         planned=k * len(slots), bouts=len(bouts), missing=missing, paused=paused,
@@ -252,6 +297,8 @@ def _leader(tv: str, rv: str, agent: str, k: int, slots: list[_Slot]) -> LeaderR
         mean_score_bp=_frac(sum(r.score_bp for r in bouts), len(bouts)),
         traps_per_bout=_frac(sum(len(_ids(r.traps_sprung)) for r in bouts), len(bouts)),
         pass_at_1_ci=wilson(passed, len(bouts)), pass_hat_k_ci=wilson(all_passed, len(done)),
+        discarded=discarded, tokens=sum(r.tokens for r in bouts), passed=passed,
+        cost_micro_usd=sum(c for c in costs if c is not None) if bouts and None not in costs else None,
     )
 
 

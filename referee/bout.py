@@ -26,11 +26,11 @@ from typing import Any
 
 from catalog import Caps, RulesVersion, load_catalog
 from referee.agent_host import MAX_DETAIL
-from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, make_agent
+from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, key_variable, make_agent
 from referee.agents.base import Turn, loggable, loggable_args, loggable_name, loggable_text
 from referee.agents.http import ProviderDown
 from referee.canonical import digest, sanitize_text, sha256_hex
-from referee.errors import AgentFailed, AgentGone, ProviderError, RateLimited, ResumeError
+from referee.errors import AgentFailed, AgentGone, KeyRefused, ProviderError, RateLimited, ResumeError
 from referee.judge import judge
 from referee.log import LogWriter, utc_now
 from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
@@ -204,6 +204,10 @@ async def play_out(
             outcome = _pause(bout, _Pause("rate_limited", str(err), err.retry_after))
         except ProviderDown as err:
             outcome = _pause(bout, _Pause("provider_unreachable" if err.unreachable else "provider_down", str(err)))
+        except KeyRefused as err:
+            var = key_variable(bout.spec.agent) or "the provider's API key variable"
+            outcome = _pause(bout, _Pause("key_refused", f"{err}; set {var} to a key the provider accepts, "
+                                                         "then run `arena resume`"))
         except ProviderError as err:
             outcome = _pause(bout, _Pause("provider_error", str(err)))
         except AgentGone as err:  # an MCP client went away: paused for it to resume (ADR 0019)
@@ -338,5 +342,6 @@ def finish(
         verdict=verdict, turns=bout.turns, tool_calls=bout.tool_calls, tokens=bout.input_tokens + bout.output_tokens,
         started_at=bout.started_at, finished_at=finished_at, log_sha256=sha256_hex(document),
         key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
-        agent_name=info.get("name"), agent_version=info.get("version"),
+        agent_name=info.get("name"), agent_version=info.get("version"), input_tokens=bout.input_tokens,
+        output_tokens=bout.output_tokens, stopped=stopped,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from catalog import CatalogError, Trap, load_catalog
 
-__all__ = ["describe", "one", "select"]
+__all__ = ["describe", "jobs_info", "one", "select", "versions_info"]
 
 
 def select(family: str | None = None, since: str | None = None) -> list[Trap]:
@@ -50,3 +50,27 @@ def describe(trap: Trap) -> str:
         f"based on: {trap.based_on}",
         f"source:   {trap.source}",
     ])
+
+
+def jobs_info() -> list[dict[str, object]]:
+    """Every job: its slug, the task versions it runs under (name and slug) and its variant
+    (world name) under each."""
+    from sandboxes import JOBS
+
+    names = {tv.slug: tv.name for tv in load_catalog().task_versions}
+    return [{"job": slug, "task_versions": [{"task_version": names.get(tv, tv), "task_version_slug": tv,
+                                             "variant": variant} for tv, variant in job.variants.items()]}
+            for slug, job in sorted(JOBS.items())]
+
+
+def versions_info() -> dict[str, object]:
+    """The task versions (name, slug, date, jobs) and rules versions (which task versions each
+    covers), and which rules version is current."""
+    catalog = load_catalog()
+    return {
+        "current_rules_version": catalog.current_rules_version,
+        "task_versions": [{"task_version": tv.name, "task_version_slug": tv.slug, "date": tv.date.isoformat(),
+                           "jobs": sorted(tv.variants)} for tv in catalog.task_versions],
+        "rules_versions": [{"rules_version": r.version, "date": r.date.isoformat(),
+                            "task_version_slugs": list(r.task_versions)} for r in catalog.rules_versions],
+    }

@@ -2,6 +2,7 @@
 
     ArenaError
      ├── UnknownAgent (ValueError)      an agent spec we cannot parse or do not have
+     │    └── KeyMissing                a model agent's API key is not in the environment
      ├── UnknownVersion (ValueError)    a task or rules version not in the catalogue
      ├── LogCorrupt (ValueError)        the bytes show a change: broken chain, non-canonical, bad JSON
      │    └── LogShapeError             intact JSON, but not an event of the shape this arena writes
@@ -14,7 +15,8 @@
      ├── StoreError                     the store cannot be opened: a bad URL, a missing driver or folder
      ├── SiteError (ValueError)         a site cannot be built from what was given: no bouts, not a dataset
      ├── ProviderError                  a model provider failed past its retries
-     │    └── RateLimited               the provider said slow down (carries retry_after)
+     │    ├── RateLimited               the provider said slow down (carries retry_after)
+     │    └── KeyRefused                the provider refused the API key (401, 403): a person must act
      ├── AgentFailed                    a user's own agent crashed, hung or answered out of shape:
      │                                  that bout's failure, logged, never the run's
      └── AgentGone                      an MCP client went away (disconnected or silent): the bout
@@ -26,10 +28,9 @@ Messages never carry key material or provider API keys.
 from __future__ import annotations
 
 __all__ = [
-    "AgentFailed", "AgentGone", "ArenaError", "KeyFileError", "LogCorrupt", "LogShapeError", "ProviderError",
-    "RateLimited", "ResumeError", "SignatureInvalid", "SiteError", "StoreError", "UnknownAgent", "UnknownKey",
-    "UnknownVersion",
-    "Unverifiable", "UsageError",
+    "AgentFailed", "AgentGone", "ArenaError", "KeyFileError", "KeyMissing", "KeyRefused", "LogCorrupt",
+    "LogShapeError", "ProviderError", "RateLimited", "ResumeError", "SignatureInvalid", "SiteError", "StoreError",
+    "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable", "UsageError",
 ]
 
 
@@ -39,6 +40,11 @@ class ArenaError(Exception):
 
 class UnknownAgent(ArenaError, ValueError):
     pass
+
+
+class KeyMissing(UnknownAgent):
+    """A model agent's API key is not set: the arena cannot start (exit 2), the command line
+    itself is fine. The message names the variable to set and never holds a key."""
 
 
 class UnknownVersion(ArenaError, ValueError):
@@ -94,6 +100,11 @@ class RateLimited(ProviderError):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class KeyRefused(ProviderError):
+    """The provider answered 401 or 403: the key is missing, wrong or not allowed. Not an
+    outage: the bout pauses as ``key_refused`` and is not retried until the user resumes."""
 
 
 class AgentFailed(ArenaError):

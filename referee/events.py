@@ -52,9 +52,10 @@ __all__ = [
     "validate_event",
 ]
 
-PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "deadline",
-                      "disconnected"]
+PauseReason = Literal["rate_limited", "provider_down", "provider_unreachable", "provider_error", "key_refused",
+                      "deadline", "disconnected"]
 """Why a bout paused; `provider_unreachable` (nothing listening) is parked for `arena resume` at once;
+`key_refused` (a 401 or 403) waits for the user to set the key and resume, never retried by a run;
 `disconnected`: the MCP client playing it went away (ADR 0019), for a client to resume."""
 
 _STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)

@@ -20,7 +20,7 @@ from referee.errors import KeyFileError
 from referee.log import utc_now
 from referee.signing import Keyring, generate_keypair
 
-__all__ = ["KEYRING_FILE", "Period", "load_periods", "rotate"]
+__all__ = ["KEYRING_FILE", "Period", "describe_keys", "load_periods", "rotate"]
 
 KEYRING_FILE = "keyring.json"
 
@@ -87,3 +87,18 @@ def rotate(directory: Path, now: str | None = None) -> tuple[str, str]:
     tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     os.replace(tmp, directory / KEYRING_FILE)
     return old_id, new_id
+
+
+def describe_keys(directory: Path) -> list[dict[str, str | None]]:
+    """Every public key file in ``directory``: its id, file name and period in use (None: open).
+
+    Raises:
+        KeyFileError: a key or keyring file that cannot be read.
+    """
+    periods = load_periods([directory])
+    out: list[dict[str, str | None]] = []
+    for pub in sorted(directory.glob("*.pub")) if directory.is_dir() else []:
+        key_id = _public_id(pub)
+        period = periods.get(key_id, Period(key_id, None, None))
+        out.append({"key_id": key_id, "file": pub.name, "start": period.start, "end": period.end})
+    return out

@@ -24,6 +24,7 @@ from sqlmodel import Column, Field, Session, col, delete, func, select
 from referee.agents import PROVIDERS
 from referee.bout import new_bout_id
 from referee.errors import ArenaError
+from referee.log import utc_now
 from referee.outcomes import BoutRecord, BoutSpec, Paused
 from referee.seasons import Season, SeasonBout
 from referee.store import BoutRow, PausedRow, Store, StoreBase, row_from_paused, row_from_record
@@ -218,7 +219,10 @@ def park(store: Store, worker: str, entry_id: int, paused: Paused, wait: float) 
     """Leave a paused bout for any worker to resume after ``wait`` seconds (`FAR`: for a person)."""
     with Session(store.engine) as session:
         now = db_now(session)
-        session.merge(row_from_paused(paused))
+        before = session.get(PausedRow, paused.bout_id)
+        row = row_from_paused(paused)
+        row.paused_at, row.pauses = utc_now(), (before.pauses if before is not None else 0) + 1
+        session.merge(row)
         entry = session.get(SeasonBout, entry_id)
         if entry is not None and entry.worker == worker and entry.state == "running":
             entry.state, entry.worker, entry.lease_until = "paused", None, None

@@ -83,7 +83,7 @@ def list_bouts(store: Store, f: BoutFilter) -> list[dict[str, Any]]:
             out.append({"bout_id": r.bout_id, "status": "finished", "season": r.season, "agent": r.agent,
                         "job": r.job, "variant": r.variant, "task_version": r.task_version,
                         "rules_version": r.rules_version, "seed": r.seed, "attempt": r.attempt, "passed": r.passed,
-                        "score": r.score_bp, "traps_planted": planted, "traps_sprung": sprung, "turns": r.turns,
+                        "score_bp": r.score_bp, "traps_planted": planted, "traps_sprung": sprung, "turns": r.turns,
                         "tool_calls": r.tool_calls, "tokens": r.tokens, "cost_micro_usd": r.cost_micro_usd,
                         "finished_at": r.finished_at})
         if f.passed is not None or f.trap is not None or f.trap_state is not None:

@@ -61,6 +61,10 @@ class BoutRecord:
     cost_micro_usd: int | None = None
     agent_name: str | None = None
     agent_version: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    stopped: str = ""
+    """Why the bout ended: report, cap, agent_stopped or agent_error (the log's result says the same)."""
     work_log: WorkLog | None = field(default=None, compare=False, repr=False)
 
 

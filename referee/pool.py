@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.agents import AgentOptions, Transport
 from referee.bout import run_bout_async
@@ -26,10 +28,15 @@ from referee.signing import ArenaKey
 from referee.store import Store
 from referee.worklog import SUFFIX, WorkLog, unfinished
 
-__all__ = ["CLIENT_PREFIX", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect"]
+__all__ = ["CLIENT_PREFIX", "HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect",
+           "header_of", "pause_reason", "peek"]
 
 CLIENT_PREFIX = "mcp:"
 """Agents played by an MCP client: only a client can carry their bouts on, never a runner."""
+
+HELD_REASONS = frozenset({"key_refused", "discarded"})
+"""Pauses only a person lifts: a key missing or refused (set it, then `arena resume`), or a bout
+the user discarded (`arena paused discard`). A season run and the pool never retry these."""
 
 MAX_WAIT = 600.0
 """Seconds a run waits to resume a paused bout itself; a longer Retry-After leaves it paused."""
@@ -68,16 +75,66 @@ class RunSettings:
     on_failed: Callable[[str, str], None] | None = None
 
 
-def collect(work_dir: Path, store: Store | None) -> list[Unfinished]:
-    """Bouts to resume, each once. A bout already stored is not resumed: its leftover working
-    log (the runner stopped between storing and cleaning up) or paused row is dropped."""
-    found = {p.name.removesuffix(SUFFIX): Unfinished(p.name.removesuffix(SUFFIX), path=p)
-             for p in unfinished(work_dir)}
+def header_of(item: Unfinished) -> dict[str, Any]:
+    """An unfinished bout's log header data, read without claiming it ({} when not whole yet)."""
+    try:
+        first = item.path.read_bytes().split(b"\n", 1)[0] if item.path is not None else (
+            (item.log or b"").split(b"\n", 1)[0])
+        data = json.loads(first)["data"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def pause_reason(item: Unfinished) -> str | None:
+    """Why an unfinished bout last paused (None: it did not pause, it was cut off)."""
+    if item.path is not None:
+        return peek(item.path)[1]
+    try:
+        last = json.loads(next(line for line in reversed((item.log or b"").split(b"\n")) if line.strip()))
+    except (ValueError, StopIteration):
+        return None
+    return last.get("data", {}).get("reason") if isinstance(last, dict) and last.get("type") == "pause" else None
+
+
+def peek(path: Path) -> tuple[str | None, str | None]:
+    """A working log's season (from its header) and its pause reason (when its last event is a
+    pause), read without claiming it; (None, None) when the header is not whole yet."""
+    try:
+        lines = path.read_bytes().split(b"\n")
+        header = json.loads(lines[0])["data"]
+        last = json.loads(next(line for line in reversed(lines) if line.strip()))
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None, None
+    reason = last.get("data", {}).get("reason") if last.get("type") == "pause" else None
+    return header.get("season"), reason
+
+
+def collect(work_dir: Path, store: Store | None, season: str | None = None,
+            skip_reasons: frozenset[str] = frozenset()) -> list[Unfinished]:
+    """Bouts to resume, each once: of ``season`` only when given, and never one paused for a
+    reason in ``skip_reasons`` or discarded by the user. A bout already stored is not
+    resumed: its leftover working log (the runner stopped between storing and cleaning up)
+    or paused row is dropped."""
+    found: dict[str, Unfinished] = {}
+    for p in unfinished(work_dir):
+        bout_id = p.name.removesuffix(SUFFIX)
+        log_season, reason = peek(p) if season is not None or skip_reasons else (None, None)
+        if (season is not None and log_season is not None and log_season != season) or reason in skip_reasons:
+            continue
+        found[bout_id] = Unfinished(bout_id, path=p)
     if store is None:
         return list(found.values())
     for row in store.paused():
         if row.agent.startswith(CLIENT_PREFIX):
+            found.pop(row.bout_id, None)
             continue  # an MCP client's bout waits for a client to resume it (ADR 0019)
+        if row.discarded_at is not None:
+            found.pop(row.bout_id, None)
+            continue
+        if (season is not None and row.season != season) or row.reason in skip_reasons:
+            found.pop(row.bout_id, None)
+            continue
         local = found.get(row.bout_id)
         if local is not None and local.path is not None and _size(local.path) < len(row.log):
             work = WorkLog.claim(local.path)  # resumed further on another machine: take the store's log
@@ -128,6 +185,8 @@ class BoutPool:
         self.records: list[BoutRecord] = []
         self.unstored: list[BoutRecord] = []
         self.waiting: dict[str, Paused] = {}
+        self.tries: dict[str, int] = {}
+        """How often each bout paused in this run (resumed in the run after all but the last)."""
         self.progress = RunProgress(0)
 
     async def go(self, items: Sequence[BoutSpec | Unfinished]) -> list[BoutRecord]:
@@ -231,6 +290,7 @@ class BoutPool:
     def _paused(self, paused: Paused, item: BoutSpec | Unfinished) -> None:
         """Wait and resume a rate-limited or unavailable bout in this run, or leave it paused."""
         pauses = item.pauses + 1 if isinstance(item, Unfinished) else 1
+        self.tries[paused.bout_id] = pauses
         self.progress.paused += 1
         delay = paused.retry_after if paused.retry_after is not None else self.s.pause_delay * 2 ** (pauses - 1)
         later = paused.reason in ("rate_limited", "provider_down") and pauses <= self.s.max_pauses
@@ -256,7 +316,7 @@ class BoutPool:
         if not paused:
             return
         if self.s.store is not None:
-            self.s.store.pause(paused)
+            self.s.store.pause(paused, counts={p.bout_id: self.tries.get(p.bout_id, 1) for p in paused})
         for p in paused:
             self.waiting.pop(p.bout_id, None)
             if self.s.on_paused:

@@ -16,7 +16,8 @@ from referee.export import ExportResult, export_dataset, verify_dataset
 from referee.export.manifest import Failures
 from referee.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
 from referee.keys import load_periods
-from referee.outcomes import BoutRecord
+from referee.outcomes import BoutRecord, Paused
+from referee.pool import RunProgress
 from referee.render import caps_table, failure_table, leader_table
 from referee.runfile import load_run_file, parse_run_file
 from referee.runner import model_options
@@ -74,13 +75,16 @@ def _season_options(store: Store, name: str | None, base_url: str | None, rate: 
 
 def play_season(db: str | None, name: str, on_done: Callable[[BoutRecord], None] | None = None, *,
                 concurrency: int = 1, deadline: float | None = None, base_url: str | None = None,
-                rate: float | None = None) -> int:
+                rate: float | None = None, on_paused: Callable[[Paused], None] | None = None,
+                on_progress: Callable[[RunProgress], None] | None = None,
+                on_failed: Callable[[str, str], None] | None = None) -> int:
     """Run a season's queue; working logs live in ARENA_HOME/work so a killed run resumes."""
     store = _store(db)
     try:
         options = _season_options(store, name, base_url, rate)
         return run_season(store, name, ensure_key(), on_done=on_done, concurrency=concurrency, deadline=deadline,
-                          work_dir=arena_home() / "work", options=options)
+                          work_dir=arena_home() / "work", options=options, on_paused=on_paused,
+                          on_progress=on_progress, on_failed=on_failed)
     finally:
         store.close()
 
@@ -99,13 +103,15 @@ def work(db: str | None, season: str | None, on_done: Callable[[BoutRecord], Non
         store.close()
 
 
-def spawn_workers(db: str | None, season: str, workers: int, args: Sequence[str]) -> list[int]:
+def spawn_workers(db: str | None, season: str, workers: int, args: Sequence[str],
+                  quiet_stdout: bool = False) -> list[int]:
     """Run ``workers`` local worker processes on one season and wait for them; returns their
-    exit codes. Each is a plain `arena worker`, as it would run on another machine."""
+    exit codes. Each is a plain `arena worker`, as it would run on another machine.
+    ``quiet_stdout``: their lines go to stderr, so the caller's stdout holds only its own JSON."""
     url = db_url(db)
     ensure_key()  # made once here, not raced for by the workers
     command = [sys.executable, "-m", "referee.cli", "worker", "--db", url, "--season", season, *args]
-    procs = [subprocess.Popen(command) for _ in range(workers)]
+    procs = [subprocess.Popen(command, stdout=sys.stderr if quiet_stdout else None) for _ in range(workers)]
     try:
         return [p.wait() for p in procs]
     finally:
@@ -155,5 +161,15 @@ def export(db: str | None, out: Path, season: str | None) -> ExportResult:
         store.close()
 
 
-def verify_export(root: Path, keys: list[Path] | None) -> Failures:
-    return verify_dataset(root, keyring(keys), load_periods(keys or [keys_dir()]))
+def verify_export(root: Path, keys: list[Path] | None) -> tuple[Failures, str]:
+    """Verify a dataset with the keys given, else the keyring it ships (`keys/`), else
+    ARENA_HOME's; returns the failures and which keys were used, said plainly."""
+    if keys:
+        used, where = keys, "the keys given (" + ", ".join(map(str, keys)) + ")"
+    elif (root / "keys").is_dir():
+        used, where = [root / "keys"], (f"the keyring shipped in {root / 'keys'} (the publisher's own keys: "
+                                        "this checks integrity, not who published it; pin the key id "
+                                        "from the publisher's site)")
+    else:
+        used, where = [keys_dir()], f"this machine's keys in {keys_dir()}"
+    return verify_dataset(root, keyring(used), load_periods(used)), where

@@ -29,24 +29,33 @@ def leader_table(rows: Sequence[LeaderRow]) -> Group:
     for (tv, rv), members in groups.items():
         table = Table(title=f"Leaderboard · {tv} · rules {rv} (rates over the planned attempts)",
                       box=box.SIMPLE_HEAD, title_justify="left")
+        spent = any(r.tokens or r.cost_micro_usd is not None for r in members)
         for col in ("#", "agent", "k", "variants", "bouts", "missing", "extra", "pass@1 [95%]",
-                    "pass^k [95%]", "disagree", "score", "traps"):
+                    "pass^k [95%]", "disagree", "score (bp)", "traps", *(("tokens (/pass)", "cost $ (/pass)")
+                                                                          if spent else ())):
             table.add_column(col, justify="left" if col == "agent" else "right", no_wrap=col != "agent",
                              overflow="fold", min_width=16 if col == "agent" else None)
         for r in members:
-            missing = f"{r.missing} ({r.paused} paused)" if r.paused else str(r.missing)
-            score = "—" if r.mean_score_bp is None else f"{float(r.mean_score_bp) / 100:.1f}"
+            held = [f"{r.paused} paused"] * bool(r.paused) + [f"{r.discarded} discarded"] * bool(r.discarded)
+            missing = f"{r.missing} ({', '.join(held)})" if held else str(r.missing)
+            score = "—" if r.mean_score_bp is None else f"{float(r.mean_score_bp):.0f}"
             traps = "—" if r.traps_per_bout is None else f"{float(r.traps_per_bout):.2f}"
             table.add_row(str(r.rank), r.agent, str(r.attempts_planned), f"{r.complete}/{r.variants}", str(r.bouts),
                           missing, str(r.extra), f"{pct(r.pass_at_1)}{_ci(r.pass_at_1_ci)}",
                           f"{r.pass_hat_label} {pct(r.pass_hat_k)}{_ci(r.pass_hat_k_ci)}", pct(r.disagree), score,
-                          traps)
+                          traps, *((f"{r.tokens} ({r.tokens_per_passed or '—'})",
+                                    f"{r.cost_usd} ({r.cost_usd_per_passed or '—'})" if r.cost_usd
+                                    else "no price table") if spent else ()))
         tables.append(table)
     legend = Text(
-        "k: planned attempts per variant; variants: with all k attempts in / planned; pass^k: variants right on "
+        "k: planned attempts per seeded variant (a variant, the world, with one seed); variants: seeded variants with "
+        "all k attempts in / planned; pass^k: variants right on "
         "all k attempts, over the variants with all k in (a run of 1 attempt shows pass^1); missing: planned "
         "attempts not in; extra: bouts beyond the plan, kept but not counted; [ ]: 95% Wilson interval; "
-        "disagree: variants whose attempts split; traps: sprung per bout.", style="dim")
+        "disagree: variants whose attempts split; score: mean, in basis points (10000 is full); traps: sprung "
+        "per bout; tokens: input + output over the counted bouts (per passed bout), shown when any were spent; "
+        "cost in USD from the run's price table (per passed bout), or \"no price table\": tokens only.",
+        style="dim")
     return Group(*tables, legend) if tables else Group(Text("Leaderboard: no bouts yet"))
 
 

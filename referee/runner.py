@@ -9,24 +9,27 @@ Running is `referee.pool`'s: K bouts at once, pauses waited on and resumed.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from catalog import CatalogError, load_catalog
-from referee.agents import AgentOptions, needs_key, validate_agent
+from referee.agents import PROVIDERS, AgentOptions, key_variable, needs_key, validate_agent
 from referee.agents.http import Retry
 from referee.agents.prices import PriceTable, load_prices
 from referee.agents.python import DEFAULT_TIMEOUT, PYTHON_SPEC, probe
-from referee.errors import UnknownAgent, UnknownVersion
+from referee.errors import KeyMissing, UnknownAgent, UnknownVersion
 from referee.outcomes import BoutRecord, BoutSpec, Paused
-from referee.pool import BoutPool, RunProgress, RunSettings, collect
+from referee.pool import BoutPool, RunProgress, RunSettings, collect, header_of, pause_reason
+from referee.resume import Unfinished
 from referee.signing import ArenaKey
 from referee.store import Store
 from sandboxes import JOBS, get_job
 
 __all__ = [
-    "RunProgress", "model_options", "parse_duration", "parse_seeds", "plan_bouts", "resume_bouts", "run_bouts",
+    "RunProgress", "check_keys", "model_options", "parse_duration", "parse_seeds", "plan_bouts", "resume_bouts",
+    "run_bouts",
 ]
 
 _RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
@@ -97,7 +100,7 @@ def model_options(
     for agent in agents:
         missing = needs_key(agent, options)
         if missing:
-            raise UnknownAgent(f"{agent} needs its API key in the environment variable {missing}")
+            raise KeyMissing(f"{agent} needs its API key in the environment variable {missing}")
         if PYTHON_SPEC.match(agent):
             probe(agent, timeout=max(agent_timeout, 60.0))
     return options
@@ -200,11 +203,43 @@ def resume_bouts(
     on_failed: Callable[[str, str], None] | None = None,
     max_pauses: int = 5,
     pause_delay: float = 5.0,
+    season: str | None = None,
+    skip_reasons: frozenset[str] = frozenset(),
 ) -> list[BoutRecord]:
     """Carry on every unfinished bout: working logs in ``work_dir`` (paused, or left by a
-    runner that died) and paused bouts the store holds; returns those that finished."""
+    runner that died) and paused bouts the store holds; returns those that finished.
+    ``season``: only that season's; ``skip_reasons``: leave bouts paused for these reasons."""
     settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options,
                            concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
                            pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
                            on_progress=on_progress, on_failed=on_failed)
-    return asyncio.run(BoutPool(key, settings).go(collect(work_dir, store)))
+    items = collect(work_dir, store, season, skip_reasons)
+    check_keys(items, options)
+    return asyncio.run(BoutPool(key, settings).go(items))
+
+
+def check_keys(items: Sequence[Unfinished], options: AgentOptions | None) -> None:
+    """Before any bout resumes, every model agent among them has its API key (or a server of
+    its own that needs none): a missing key is one line naming the variable, not N paused bouts.
+
+    Raises:
+        KeyMissing: a paused bout's agent needs a key the environment does not hold.
+    """
+    wanting: dict[str, list[str]] = {}
+    for item in items:
+        header = header_of(item)
+        agent, model = header.get("agent"), header.get("model") or {}
+        if not isinstance(agent, str):
+            continue
+        variable = key_variable(agent)
+        if variable is None or os.environ.get(variable) or (options and options.base_url):
+            continue
+        recorded = model.get("base_url") if isinstance(model, dict) else None
+        own_server = recorded and not any(recorded == url for _, _, url in PROVIDERS.values())
+        if own_server and pause_reason(item) != "key_refused":
+            continue  # a server of its own (vLLM, Ollama...) may need no key, unless it refused one
+        if needs_key(agent, options):
+            wanting.setdefault(variable, []).append(item.bout_id)
+    if wanting:
+        raise KeyMissing("; ".join(f"{len(ids)} paused bouts need {var} (e.g. {ids[0]}): set it, then run "
+                                   "`arena resume` again" for var, ids in sorted(wanting.items())))

@@ -24,7 +24,8 @@ from referee.agents import AgentOptions
 from referee.boards import Pending
 from referee.errors import ArenaError
 from referee.log import utc_now
-from referee.outcomes import BoutRecord, BoutSpec
+from referee.outcomes import BoutRecord, BoutSpec, Paused
+from referee.pool import HELD_REASONS, RunProgress
 from referee.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.signing import ArenaKey
 from referee.store import BoutRow, PausedRow, Store, StoreBase
@@ -178,6 +179,12 @@ def _reconcile(store: Store, name: str) -> int:
         return marked
 
 
+def _paused(store: Store, name: str, paused: Paused, then: Callable[[Paused], None] | None) -> None:
+    _mark_paused(store, name, paused.spec)
+    if then is not None:
+        then(paused)
+
+
 def _mark_paused(store: Store, name: str, spec: BoutSpec) -> None:
     with Session(store.engine) as session:
         entry = session.exec(select(SeasonBout).where(
@@ -201,11 +208,16 @@ def run_season(
     deadline: float | None = None,
     work_dir: Path | None = None,
     options: AgentOptions | None = None,
+    on_paused: Callable[[Paused], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    on_failed: Callable[[str, str], None] | None = None,
 ) -> int:
     """Run what is queued (at most ``limit`` bouts); returns how many bouts finished now.
 
-    First every unfinished bout with a working log in ``work_dir`` (paused, or left by a
-    runner that died) is carried on; then the queue is reconciled with the stored rows;
+    First every unfinished bout of this season with a working log in ``work_dir`` (paused, or
+    left by a runner that died) is carried on, except those paused for a missing or refused
+    key or discarded by the user (`arena resume` and `arena paused` handle those); other
+    seasons' and runs' paused bouts are left alone; then the queue is reconciled with the stored rows;
     then queued bouts run, ``concurrency`` at a time, until done or ``deadline`` seconds.
     A bout left "running" or "paused" with no row and no working log (its runner died
     before its first event) is queued again.
@@ -215,13 +227,15 @@ def run_season(
         rules, attempts = season.rules_version, season.attempts
     if work_dir is not None:
         resume_bouts(key, work_dir, store, on_done=on_done, concurrency=concurrency, deadline=deadline,
-                     options=options)
+                     options=options, season=name, on_paused=on_paused, on_failed=on_failed,
+                     skip_reasons=HELD_REASONS)
     done = _reconcile(store, name)
     _requeue(store, name, ("running", "paused"))
     entries = _claim(store, name, limit)
     specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name, attempts) for e in entries]
     run_bouts(specs, key, store=store, on_done=on_done, batch=1, concurrency=concurrency, deadline=deadline,
-              work_dir=work_dir, options=options, on_paused=lambda p: _mark_paused(store, name, p.spec))
+              work_dir=work_dir, options=options, on_paused=lambda p: _paused(store, name, p, on_paused),
+              on_progress=on_progress, on_failed=on_failed)
     done += _reconcile(store, name)
     _requeue(store, name, ("running",))  # claimed, but the deadline came before they started
     return done
@@ -277,8 +291,9 @@ def season_status(store: Store, name: str) -> dict[str, int]:
         "variants_complete": sum(all(v) for v in variants.values()),
         "missing": len(entries) - states.get("finished", 0), "extra": len(stored - linked),
     }
-    if states.get("failed"):
-        counts["failed"] = states["failed"]
+    for extra_state in ("failed", "discarded"):  # shown only when there are any
+        if states.get(extra_state):
+            counts[extra_state] = states[extra_state]
     return counts
 
 
@@ -301,5 +316,6 @@ def pending_attempts(store: Store, season: str | None = None) -> list[Pending]:
         for p in session.exec(paused):
             out[(p.season, p.agent, p.job, p.task_version, p.seed, p.attempt)] = Pending(
                 p.season, p.agent, p.job, names[p.task_version], p.rules_version, p.seed, p.attempt,
-                p.planned_attempts or (seasons[p.season].attempts if p.season in seasons else None), "paused")
+                p.planned_attempts or (seasons[p.season].attempts if p.season in seasons else None),
+                "discarded" if p.discarded_at is not None else "paused")
     return [out[k] for k in sorted(out)]

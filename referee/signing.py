@@ -205,6 +205,10 @@ class Keyring:
         self._keys[kid] = VerifyKey(bytes(public_bytes))
         return kid
 
+    def public_file(self, kid: str) -> bytes:
+        """The key ``kid`` as a ``.pub`` file holds it (base64 and a newline): what a dataset ships."""
+        return base64.b64encode(bytes(self._keys[kid])) + b"\n"
+
     @classmethod
     def from_paths(cls, paths: Iterable[Path]) -> Keyring:
         """Read ``.pub`` files; a directory contributes every ``*.pub`` in it.

@@ -100,6 +100,13 @@ class PausedRow(StoreBase, table=True):
     tool_calls: int
     log: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     planned_attempts: int | None = None
+    paused_at: str | None = None
+    """When it last paused (UTC); None for rows paused before this was recorded."""
+    pauses: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """How often it has paused (each a try that did not finish)."""
+    discarded_at: str | None = None
+    """When the user discarded it (`arena paused discard`): kept, never resumed, counted missing."""
+    discard_reason: str | None = None
 
 
 def row_from_paused(p: Paused) -> PausedRow:
@@ -189,16 +196,43 @@ class Store:
             session.commit()
         return len(rows)
 
-    def pause(self, paused: Iterable[Paused]) -> None:
-        """Record paused bouts with their logs so far (a later pause replaces an earlier one)."""
+    def pause(self, paused: Iterable[Paused], now: str | None = None, counts: dict[str, int] | None = None) -> None:
+        """Record paused bouts with their logs so far (a later pause replaces an earlier one,
+        counting it: ``pauses`` goes up by ``counts[bout_id]``, the times it paused in the run
+        that parks it, else 1; ``paused_at`` is the latest)."""
+        from referee.log import utc_now
+
+        when = now or utc_now()
         with Session(self.engine) as session:
             for p in paused:
-                session.merge(row_from_paused(p))
+                before = session.get(PausedRow, p.bout_id)
+                row = row_from_paused(p)
+                row.paused_at = when
+                row.pauses = (before.pauses if before is not None else 0) + (counts or {}).get(p.bout_id, 1)
+                if before is not None:
+                    row.discarded_at, row.discard_reason = before.discarded_at, before.discard_reason
+                session.merge(row)
             session.commit()
 
     def paused(self) -> Sequence[PausedRow]:
         with Session(self.engine) as session:
             return list(session.exec(select(PausedRow).order_by(PausedRow.bout_id)))
+
+    def discard(self, bout_ids: Iterable[str], reason: str, now: str | None = None) -> list[str]:
+        """Mark paused bouts discarded by the user, with ``reason``; returns those marked. The
+        row and its log stay: a discarded bout is counted missing, never silently dropped."""
+        from referee.log import utc_now
+
+        when, marked = now or utc_now(), []
+        with Session(self.engine) as session:
+            for bout_id in bout_ids:
+                row = session.get(PausedRow, bout_id)
+                if row is not None and row.discarded_at is None:
+                    row.discarded_at, row.discard_reason = when, reason
+                    session.add(row)
+                    marked.append(bout_id)
+            session.commit()
+        return marked
 
     def forget_paused(self, bout_ids: Iterable[str]) -> None:
         """Drop paused rows of bouts already stored (a runner stopped between the two)."""

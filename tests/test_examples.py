@@ -32,6 +32,8 @@ def test_the_example_agent_plays_every_job_through_the_cli(arena_home: Path, tmp
                                  "--json"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.output.splitlines()]
+    assert lines[-1]["record"] == "tally" and lines[-1]["finished"] == 12
+    lines = [line for line in lines if line["record"] == "bout"]
     mine = [line for line in lines if line["agent"] == EXAMPLE]
     assert sorted(line["job"] for line in mine) == sorted(JOBS) and len(lines) == 12
 

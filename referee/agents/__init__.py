@@ -26,7 +26,7 @@ from sandboxes.kit.job import Job
 __all__ = [
     "PROVIDERS", "Agent", "AgentOptions", "Driver", "ModelAgent", "Price", "PythonAgent", "Retry", "ScriptedAgent",
     "Transport",
-    "Turn", "Usage", "drive", "make_agent", "needs_key", "validate_agent",
+    "Turn", "Usage", "drive", "key_variable", "make_agent", "needs_key", "validate_agent",
 ]
 
 _SPRINGER = re.compile(r"^scripted:springer:(FA-[A-Z]{3}-\d{3})$")
@@ -74,6 +74,12 @@ def validate_agent(spec: str) -> str:
         f"unknown agent {spec!r}; agents are scripted:oracle, scripted:naive, "
         "scripted:springer:FA-XXX-NNN, openai:MODEL, anthropic:MODEL, python:MODULE:FACTORY"
     )
+
+
+def key_variable(spec: str) -> str | None:
+    """The environment variable holding a model agent's API key (None: not a model agent)."""
+    match = _MODEL.match(spec)
+    return PROVIDERS[match.group(1)][0] if match else None
 
 
 def needs_key(spec: str, options: AgentOptions | None = None) -> str | None:

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from referee.errors import ProviderError, RateLimited
+from referee.errors import KeyRefused, ProviderError, RateLimited
 
 __all__ = [
     "ProviderDown", "RateLimit", "Retry", "SharedLimits", "Transport", "post_json", "redact", "retry_after",
@@ -108,6 +108,10 @@ class Transport:
     shared: SharedLimits | None = None
     _limits: dict[str, RateLimit] = field(default_factory=dict)
     _tls: ssl.SSLContext | None = None
+    down: dict[str, str] = field(default_factory=dict)
+    """The breaker: provider -> why, once a request to it was refused at connect on every try.
+    Every other request of the run to that provider then fails at once (the bouts pause for
+    `arena resume`) instead of each waiting out its own retries against a closed port."""
 
     def client(self) -> httpx.AsyncClient:
         """A new client for one bout. trust_env=False: no proxy, .netrc credentials or CA file
@@ -185,6 +189,9 @@ async def post_json(
     failure = ""
     unreachable = True
     for attempt in range(retry.attempts + 1):
+        if provider in transport.down:
+            raise ProviderDown(f"{provider}: not tried: {transport.down[provider]} (breaker open for this run)",
+                               unreachable=True)
         if attempt:
             await asyncio.sleep(retry.delay(attempt - 1))
         if limit is not None:
@@ -208,6 +215,9 @@ async def post_json(
         if response.status_code in _TRANSIENT:
             failure = f"{host} answered {response.status_code}: {_message(response, secret)}"
             continue
+        if response.status_code in (401, 403):
+            raise KeyRefused(f"{provider}: {host} refused the API key ({response.status_code}): "
+                             f"{_message(response, secret)}")
         if response.status_code >= 400:
             raise ProviderError(f"{provider}: {host} refused the request ({response.status_code}): "
                                 f"{_message(response, secret)}")
@@ -221,4 +231,6 @@ async def post_json(
         if not isinstance(answer, dict):
             raise ProviderError(f"{provider}: {host} answered with JSON that is not an object")
         return answer
+    if unreachable:
+        transport.down.setdefault(provider, f"{host} refused every connection ({retry.attempts + 1} tries)")
     raise ProviderDown(f"{provider}: gave up after {retry.attempts + 1} tries: {failure}", unreachable)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from referee.cli.lines import Tally, progress
 from referee.cli.options import (
+    AttemptsOpt,
     BackoffOpt,
     BaseUrlOpt,
     ConcurrencyOpt,
@@ -21,43 +21,77 @@ from referee.cli.options import (
     LogsArg,
     RateOpt,
     RetriesOpt,
+    SeedAlias,
+    SeedOpt,
+    SeedsOpt,
     _echo_json,
     _fail,
 )
 
 bout_app = typer.Typer(help="Single bouts.", no_args_is_help=True)
 
+AgentOpt = Annotated[list[str] | None, typer.Option(
+    "--agent", help="Repeat it, or give a comma list: scripted:oracle, scripted:naive, scripted:springer:FA-…, "
+    "openai:MODEL, anthropic:MODEL, python:MODULE:FACTORY (your own agent).")]
+JobOpt = Annotated[list[str] | None, typer.Option("--job", help="Job slugs (repeat it or a comma list), or all.")]
+TierOpt = Annotated[list[str] | None, typer.Option(
+    "--tier", help="Task version slugs, e.g. hard-v3.1 (repeat it or a comma list), or all.")]
+# Old spellings, still accepted, not shown.
+AgentsAlias = Annotated[list[str] | None, typer.Option("--agents", hidden=True)]
+JobsAlias = Annotated[list[str] | None, typer.Option("--jobs", hidden=True)]
+TiersAlias = Annotated[list[str] | None, typer.Option("--tiers", hidden=True)]
+
+
+def _one_seed(text: str) -> int:
+    """One seed from the old ``--seed`` spelling.
+
+    Raises:
+        ValueError: not exactly one seed.
+    """
+    from referee.runner import parse_seeds
+
+    seeds = parse_seeds(text)
+    if len(seeds) != 1:
+        raise ValueError(f"one seed here, not {text!r}")
+    return seeds[0]
+
+
+def names(*given: list[str] | None, default: str | None = "all") -> list[str]:
+    """Repeated options and comma lists as one list, in order, each once."""
+    out = [part.strip() for values in given for value in values or [] for part in value.split(",") if part.strip()]
+    return list(dict.fromkeys(out)) or ([default] if default else [])
+
 
 def world(
     job: str,
     tier: Annotated[str, typer.Option(help="Task version, e.g. normal-1.0 or hard-v3.1.")] = "normal-1.0",
-    seed: Annotated[int, typer.Option(min=0, max=2**53 - 1)] = 1,
+    seed: SeedOpt = 1,
     as_json: JsonOpt = False,
+    seed_alias: SeedAlias = None,
 ) -> None:
     """A seeded world: its digest, its counts, the traps it plants."""
     from referee.worlds import WorldError, describe_world
 
     try:
+        seed = _one_seed(seed_alias) if seed_alias is not None else seed
         info = describe_world(job, tier, seed)
-    except WorldError as err:
-        _fail(str(err))
+    except (WorldError, ValueError) as err:
+        _fail(err)
     if as_json:
         _echo_json(info)
         return
-    typer.echo(f"{info['variant']} ({info['task_version']}), seed {seed}")
+    typer.echo(f"{info['variant']} ({info['task_version']}, {info['task_version_slug']}), seed {seed}")
     typer.echo(f"digest: {info['world_digest']}")
     typer.echo("rows:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()))
     typer.echo("traps:  " + (", ".join(info["traps_planted"]) or "none"))
 
 
 def run(
-    agent: Annotated[list[str], typer.Option(
-        help="scripted:oracle, scripted:naive, scripted:springer:FA-…, openai:MODEL, anthropic:MODEL, "
-             "python:MODULE:FACTORY (your own agent)")],
-    job: Annotated[str, typer.Option(help="A job slug, or all.")] = "all",
-    tier: Annotated[str, typer.Option(help="A task version slug, or all.")] = "all",
-    seeds: Annotated[str, typer.Option(help="Seeds: 1,2,3 or ranges like 1-20.")] = "1",
-    attempts: Annotated[int, typer.Option(min=1, max=100)] = 3,
+    agent: AgentOpt = None,
+    job: JobOpt = None,
+    tier: TierOpt = None,
+    seeds: SeedsOpt = "1",
+    attempts: AttemptsOpt = 3,
     rules: Annotated[str | None, typer.Option(help="Rules version (default: current).")] = None,
     db: DbOpt = None,
     out: Annotated[Path | None, typer.Option(help="Write DIR/<bout_id>.bout.json.")] = None,
@@ -73,8 +107,13 @@ def run(
     agent_timeout: Annotated[float, typer.Option(min=0.001, help="Seconds a python: agent may take over one "
                                                  "turn before the bout records a hang.")] = 300.0,
     as_json: JsonOpt = False,
+    agents_alias: AgentsAlias = None,
+    jobs_alias: JobsAlias = None,
+    tiers_alias: TiersAlias = None,
+    seed_alias: SeedAlias = None,
 ) -> None:
-    """Run bouts, sign each log, store it. Bouts hit by a rate limit, an outage or the deadline pause."""
+    """Run bouts, sign each log, store it. Bouts hit by a rate limit, an outage or the deadline pause;
+    one line per bout, then a tally line."""
     from referee.agents.http import Retry
     from referee.errors import ArenaError
     from referee.home import arena_home, db_url, ensure_folder, ensure_key
@@ -82,9 +121,10 @@ def run(
     from referee.store import Store
     from sandboxes import UnknownJob
 
-    tally = _Tally(as_json)
+    agent = names(agent, agents_alias, default=None)
     try:
-        specs = plan_bouts(agent, [job], [tier], parse_seeds(seeds), attempts, rules)
+        specs = plan_bouts(agent, names(job, jobs_alias), names(tier, tiers_alias),
+                           parse_seeds(seed_alias if seed_alias is not None else seeds), attempts, rules)
         options = model_options(agent, base_url, temperature, max_tokens, price_table, rate,
                                 retry=Retry(attempts=retries, base_delay=backoff), agent_timeout=agent_timeout)
         limit = parse_duration(deadline) if deadline else None
@@ -92,12 +132,13 @@ def run(
         out = ensure_folder(out, "--out") if out else None
         store = Store(db_url(db))
     except (ArenaError, UnknownJob, ValueError) as err:
-        _fail(str(err))
+        _fail(err)
     try:
-        with _progress(len(specs)) as progress:
+        with progress(len(specs)) as (update, emit):
+            tally = Tally(as_json, emit)
             run_bouts(specs, key, store=store, out_dir=out, on_done=tally.done, concurrency=concurrency,
                       deadline=limit, work_dir=arena_home() / "work", options=options,
-                      on_paused=tally.paused, on_progress=progress, on_failed=tally.failed)
+                      on_paused=tally.paused, on_progress=update, on_failed=tally.failed)
     finally:
         store.close()
     tally.close()
@@ -117,151 +158,63 @@ def resume(
     """Carry on every paused or interrupted bout from its log; exit 1 if a log and its world disagree."""
     from referee.agents import AgentOptions
     from referee.agents.http import Retry
-    from referee.errors import ArenaError
+    from referee.errors import ArenaError, KeyMissing
     from referee.home import arena_home, db_url, ensure_folder, ensure_key
     from referee.runner import parse_duration, resume_bouts
     from referee.store import Store
 
-    tally = _Tally(as_json)
     try:
         limit = parse_duration(deadline) if deadline else None
         key = ensure_key()
         out = ensure_folder(out, "--out") if out else None
         store = Store(db_url(db))
     except (ArenaError, ValueError) as err:
-        _fail(str(err))
+        _fail(err)
     try:
-        with _progress(None) as progress:
+        with progress(None) as (update, emit):
+            tally = Tally(as_json, emit)
             options = AgentOptions(base_url=base_url, rate=rate, retry=Retry(attempts=retries, base_delay=backoff))
             resume_bouts(key, arena_home() / "work", store, out, tally.done, concurrency=concurrency,
-                         deadline=limit, options=options, on_paused=tally.paused, on_progress=progress,
+                         deadline=limit, options=options, on_paused=tally.paused, on_progress=update,
                          on_failed=tally.failed)
+    except KeyMissing as err:  # checked before any bout resumes
+        _fail(err)
     finally:
         store.close()
     tally.close()
 
 
-class _Tally:
-    """What a run or resume printed, and the exit code it owes: 3 if a bout failed on an
-    internal error (or a resumed log disagrees with its world: 1), 4 if bouts are left
-    paused, else 0. A bout's failure is reported and the others go on."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self.show, self.show_paused = _shower(as_json), _pause_shower(as_json)
-        self.finished = self.n_paused = 0
-        self.errors: list[tuple[str, str]] = []
-
-    def done(self, record: Any) -> None:
-        self.finished += 1
-        self.show(record)
-
-    def paused(self, paused: Any) -> None:
-        self.n_paused += 1
-        self.show_paused(paused)
-
-    def failed(self, what: str, why: str) -> None:
-        self.errors.append((what, why))
-        typer.echo(f"error: {what}: {why}", err=True)
-
-    def close(self) -> None:
-        if not self.as_json:
-            typer.echo(f"{self.finished} bouts finished, {self.n_paused} paused, {len(self.errors)} failed")
-        if any(why.startswith("internal error") for _, why in self.errors):
-            raise typer.Exit(3)
-        if self.errors:
-            raise typer.Exit(1)
-        if self.n_paused:
-            raise typer.Exit(4)
+def verify(paths: LogsArg, key: KeyOpt = None, jobs: JobsOpt = 0, as_json: JsonOpt = False) -> None:
+    """Check signed logs: exit 0 all Verified, 1 something changed, 2 cannot decide; a tally line last."""
+    _audit(paths, key, replay=False, as_json=as_json, jobs=jobs)
 
 
-def _shower(as_json: bool) -> Any:
-    def show(r: Any) -> None:
-        if as_json:
-            _echo_json(_bout_line(r))
-        else:
-            sprung = ", ".join(r.verdict.traps_sprung) or "no trap"
-            verdict = "PASS" if r.verdict.passed else "FAIL"
-            typer.echo(f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} "
-                       f"#{r.spec.attempt}: {verdict} {r.verdict.score_bp / 100:.1f} ({sprung})")
-    return show
-
-
-def _pause_shower(as_json: bool) -> Any:
-    def show(p: Any) -> None:
-        if as_json:
-            _echo_json({"bout_id": p.bout_id, "agent": p.spec.agent, "job": p.spec.job, "seed": p.spec.seed,
-                        "attempt": p.spec.attempt, "paused": p.reason, "detail": p.detail})
-        else:
-            typer.echo(f"{p.bout_id} {p.spec.agent} {p.spec.job} seed {p.spec.seed} #{p.spec.attempt}: "
-                       f"PAUSED ({p.reason}: {p.detail}); `arena resume` carries it on")
-    return show
-
-
-@contextlib.contextmanager
-def _progress(total: int | None) -> Iterator[Any]:
-    """A bar on stderr (done, paused, running) when it is a terminal; nothing when piped."""
-    from rich.console import Console
-    from rich.progress import Progress, TextColumn
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield lambda _p: None
-        return
-    with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[counts]}"), console=console,
-                  transient=True) as bar:
-        task = bar.add_task("bouts", total=total, counts="")
-
-        def update(p: Any) -> None:
-            bar.update(task, total=p.total, completed=p.done,
-                       counts=f"done {p.done}  paused {p.paused}  running {p.running}")
-        yield update
-
-
-def _bout_line(r: Any) -> dict[str, Any]:
-    return {
-        "bout_id": r.bout_id, "agent": r.spec.agent, "job": r.spec.job, "variant": r.variant,
-        "task_version": r.task_version_name, "rules_version": r.spec.rules_version,
-        "seed": r.spec.seed, "attempt": r.spec.attempt, "passed": r.verdict.passed,
-        "score": r.verdict.score_bp, "traps_planted": r.verdict.traps_planted,
-        "traps_sprung": r.verdict.traps_sprung, "turns": r.turns, "tool_calls": r.tool_calls,
-        "log_path": str(r.path) if r.path else None, "log_sha256": r.log_sha256,
-    }
-
-
-def verify(
-    paths: LogsArg,
-    key: KeyOpt = None,
-    jobs: JobsOpt = 0,
-) -> None:
-    """Check signed logs: exit 0 all Verified, 1 something changed, 2 cannot decide."""
-    _audit(paths, key, replay=False, jobs=jobs)
-
-
-def replay(
-    paths: LogsArg,
-    key: KeyOpt = None,
-    jobs: JobsOpt = 0,
-) -> None:
+def replay(paths: LogsArg, key: KeyOpt = None, jobs: JobsOpt = 0, as_json: JsonOpt = False) -> None:
     """Verify, then re-run each log on its world rebuilt from the seed: exit 0 all Reproduced, 1, 2 as verify."""
-    _audit(paths, key, replay=True, jobs=jobs)
+    _audit(paths, key, replay=True, as_json=as_json, jobs=jobs)
 
 
-def _audit(paths: list[Path], key: list[Path] | None, replay: bool, jobs: int = 0) -> None:
-    """One line per file; exit with the batch's worst status. An unexpected error exits 3,
-    never 0 or 1, so a crash cannot pass for "verified" or "tampered"."""
+def _audit(paths: list[Path], key: list[Path] | None, replay: bool, as_json: bool, jobs: int = 0) -> None:
+    """One line per file and a tally; exit with the batch's worst status. An unexpected error
+    exits 3, never 0 or 1, so a crash cannot pass for "verified" or "tampered"."""
     try:
-        from referee.audit import audit_paths
+        from referee.audit import audit_paths, tally
 
         lines, code = audit_paths(paths, key, replay=replay, jobs=jobs)
     except Exception as err:
         typer.echo(f"error: {'replay' if replay else 'verification'} failed unexpectedly "
                    f"({type(err).__name__})", err=True)
         raise typer.Exit(3) from None
-    for line in lines:
-        typer.echo(line)
+    counts = tally(lines, replay)
+    if as_json:
+        _echo_json({"command": "replay" if replay else "verify", "files": [line.as_json() for line in lines],
+                    "tally": counts, "exit_code": code})
+    else:
+        for line in lines:
+            typer.echo(line.text)
+        typer.echo(f"{counts['files']} files checked: {counts['ok']} good, {counts['changed']} changed, "
+                   f"{counts['undecided']} undecided (exit {code})")
     raise typer.Exit(code)
-
 
 
 @bout_app.command("show")
@@ -272,8 +225,8 @@ def bout_show(
     full: Annotated[bool, typer.Option("--full", help="Every argument and result whole, never cut.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """A bout for a person: versions, brief, turns and calls, traps with evidence, claims, verdict.
-    A paused bout is shown as paused, with what it has played so far."""
+    """A bout for a person: versions, brief, turns and calls, traps with evidence, claims, verdict,
+    tokens and cost. A paused bout is shown as paused, with what it has played so far."""
     from referee.audit import AuditError, bout_json, show_bout
 
     try:
@@ -282,7 +235,7 @@ def bout_show(
         else:
             typer.echo(show_bout(target, key, db, full=full))
     except AuditError as err:
-        _fail(str(err))
+        _fail(err)
 
 
 @bout_app.command("list")
@@ -327,17 +280,24 @@ def bout_list(
                        f"{r['tool_calls']} calls")
         else:
             sprung = ", ".join(r["traps_sprung"]) or "no trap"
-            typer.echo(f"{head}: {'PASS' if r['passed'] else 'FAIL'} {r['score'] / 100:.1f} ({sprung}) "
+            typer.echo(f"{head}: {'PASS' if r['passed'] else 'FAIL'} {r['score_bp']} bp ({sprung}) "
                        f"rules {r['rules_version']}")
     typer.echo(f"{len(rows)} bouts", err=True)
 
 
 def demo(
-    seed: Annotated[int, typer.Option(min=0, max=2**53 - 1)] = 1,
-    attempts: Annotated[int, typer.Option(min=1, max=10)] = 3,
+    seed: SeedOpt = 1,
+    attempts: AttemptsOpt = 3,
     db: DbOpt = None,
+    as_json: JsonOpt = False,
+    seed_alias: SeedAlias = None,
 ) -> None:
     """The main job: oracle and naive on every job and task version, 3 attempts, verified, boards."""
+    if seed_alias is not None:
+        try:
+            seed = _one_seed(seed_alias)
+        except ValueError as err:
+            _fail(err)
     from rich.console import Console
     from rich.progress import Progress
 
@@ -345,17 +305,25 @@ def demo(
     from referee.render import failure_table, leader_table
 
     specs = plan_demo(seed, attempts)
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)  # piped output would otherwise wrap at 80 columns
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("bouts", total=len(specs))
-        result = run_demo(specs, db=db, on_done=lambda _r: progress.advance(task))
-    console.print(leader_table(result.leaders))
-    console.print(failure_table(result.failure_modes))
-    console.print(f"{result.bouts} bouts, {result.verified} Verified; store: {result.db_url}")
-    for line in result.failures:
-        console.print(f"NOT VERIFIED: {line}")
+    shown = Console(stderr=True)  # the bar: on stderr, so piped or --json output stays clean
+    with Progress(console=shown, transient=True, disable=not shown.is_terminal) as bar:
+        task = bar.add_task(f"{len(specs)} bouts", total=len(specs))
+        result = run_demo(specs, db=db, on_done=lambda _r: bar.advance(task))
+    if as_json:
+        from referee.boards import LeaderRow
+
+        rows: list[LeaderRow] = list(result.leaders)
+        _echo_json({"bouts": result.bouts, "verified": result.verified, "failures": list(result.failures),
+                    "db_url": result.db_url, "leaderboard": [r.as_json() for r in rows],
+                    "exit_code": 1 if result.failures else 0})
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=140)  # piped output would otherwise wrap at 80 columns
+        console.print(leader_table(result.leaders))
+        console.print(failure_table(result.failure_modes))
+        console.print(f"{result.bouts} bouts, {result.verified} Verified; store: {result.db_url}")
+        for line in result.failures:
+            console.print(f"NOT VERIFIED: {line}")
     if result.failures:
         raise typer.Exit(1)
-

@@ -29,7 +29,7 @@ def catalog_list(
     try:
         traps = catalog_view.select(family, since)
     except ValueError as err:
-        _fail(str(err))
+        _fail(err)
     if as_json:
         _echo_json([t.model_dump() for t in traps])
         return
@@ -45,7 +45,7 @@ def catalog_show(trap_id: str, as_json: JsonOpt = False) -> None:
     try:
         trap = catalog_view.one(trap_id)
     except ValueError as err:
-        _fail(str(err))
+        _fail(err)
     if as_json:
         _echo_json(trap.model_dump())
         return
@@ -53,18 +53,24 @@ def catalog_show(trap_id: str, as_json: JsonOpt = False) -> None:
 
 
 @catalog_app.command("cite")
-def catalog_cite(trap_id: str) -> None:
+def catalog_cite(trap_id: str, as_json: JsonOpt = False) -> None:
     """How to cite one trap."""
-    from catalog import CatalogError, cite
+    from catalog import CatalogError, cite, load_catalog
 
     try:
-        typer.echo(cite(trap_id))
+        text = cite(trap_id)
     except CatalogError as err:
-        _fail(str(err))
+        _fail(err)
+    if as_json:
+        _echo_json({"trap_id": trap_id.upper(), "citation": text,
+                    "rules_version": load_catalog().current_rules_version})
+    else:
+        typer.echo(text)
 
 
 @keys_app.command("new")
-def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where to write.")] = None) -> None:
+def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where to write.")] = None,
+             as_json: JsonOpt = False) -> None:
     """Make a signing key (private file mode 0600) and its public key; never overwrites."""
     from referee.errors import KeyFileError, UsageError
     from referee.home import ensure_folder, keys_dir
@@ -73,12 +79,19 @@ def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where
     try:
         private, public = generate_keypair(ensure_folder(directory or keys_dir(), "the key folder"))
     except (KeyFileError, UsageError) as err:
-        _fail(str(err))
-    typer.echo(f"private key: {private}\npublic key:  {public}")
+        _fail(err)
+    from referee.signing import Keyring
+
+    key_id = next(iter(Keyring.from_paths([public])))
+    if as_json:
+        _echo_json({"private_key": str(private), "public_key": str(public), "key_id": key_id})
+    else:
+        typer.echo(f"private key: {private}\npublic key:  {public}\nkey id:      {key_id}")
 
 
 @keys_app.command("rotate")
-def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="The key folder.")] = None) -> None:
+def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="The key folder.")] = None,
+                as_json: JsonOpt = False) -> None:
     """Retire the active key (its public key stays for old logs) and make a new one."""
     from referee.errors import KeyFileError
     from referee.home import keys_dir
@@ -87,6 +100,28 @@ def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="Th
     try:
         old, new = rotate(directory or keys_dir())
     except KeyFileError as err:
-        _fail(str(err))
-    typer.echo(f"retired key {old}\nactive key  {new}")
+        _fail(err)
+    if as_json:
+        _echo_json({"retired_key_id": old, "active_key_id": new})
+    else:
+        typer.echo(f"retired key {old}\nactive key  {new}")
 
+
+
+@keys_app.command("list")
+def keys_list(directory: Annotated[Path | None, typer.Option("--dir", help="The key folder.")] = None,
+              as_json: JsonOpt = False) -> None:
+    """The public keys in the key folder and when each was in use (from keyring.json)."""
+    from referee.errors import KeyFileError
+    from referee.home import keys_dir
+    from referee.keys import describe_keys
+
+    try:
+        keys = describe_keys(directory or keys_dir())
+    except KeyFileError as err:
+        _fail(err)
+    if as_json:
+        _echo_json(keys)
+        return
+    for k in keys:
+        typer.echo(f"{k['key_id']}  {k['file']}  {k['start'] or '(start not recorded)'} .. {k['end'] or 'now'}")

@@ -8,13 +8,15 @@ from typing import Annotated
 
 import typer
 
+from referee.cli.bouts import AgentsAlias, JobOpt, JobsAlias, TierOpt, TiersAlias, names
+from referee.cli.lines import Tally, progress
 from referee.cli.options import (
+    MAX_ATTEMPTS,
     BaseUrlOpt,
     ConcurrencyOpt,
     DbOpt,
     DeadlineOpt,
     JsonOpt,
-    KeyOpt,
     RateOpt,
     _echo_json,
     _fail,
@@ -24,21 +26,25 @@ season_app = typer.Typer(help="Seasons: queued bouts with seeds drawn at random.
 dataset_app = typer.Typer(help="Exported datasets.", no_args_is_help=True)
 
 
-def _csv(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
 @season_app.command("new")
 def season_new(
     name: str,
-    agents: Annotated[str | None, typer.Option(help="Comma-separated agent specs.")] = None,
-    jobs: Annotated[str | None, typer.Option(help="Comma-separated job slugs, or all (default all).")] = None,
-    tiers: Annotated[str | None, typer.Option(help="Comma-separated task versions, or all (default all).")] = None,
-    variants: Annotated[int | None, typer.Option(help="Seeded variants per job and task version (default 5).")] = None,
-    attempts: Annotated[int | None, typer.Option(min=1, max=10, help="Attempts per variant (default 3).")] = None,
+    agent: Annotated[list[str] | None, typer.Option(
+        "--agent", help="Agent specs (repeat it or a comma list), as for `arena run`.")] = None,
+    job: JobOpt = None,
+    tier: TierOpt = None,
+    seed_count: Annotated[int | None, typer.Option(
+        "--seed-count", help="Seeds drawn per job and task version (each a seeded variant; default 5).")] = None,
+    attempts: Annotated[int | None, typer.Option(min=1, max=MAX_ATTEMPTS,
+                                                 help="Attempts per variant (job x seed; default 3).")] = None,
     from_file: Annotated[Path | None, typer.Option("--from", help="A season run file (TOML): the plan and the model "
                                                    "settings, kept with the season (README).")] = None,
     db: DbOpt = None,
+    as_json: JsonOpt = False,
+    agents_alias: AgentsAlias = None,
+    jobs_alias: JobsAlias = None,
+    tiers_alias: TiersAlias = None,
+    variants_alias: Annotated[int | None, typer.Option("--variants", hidden=True)] = None,
 ) -> None:
     """Queue a season; its seeds are drawn now (from `secrets`) and stored."""
     from referee.errors import ArenaError
@@ -46,21 +52,31 @@ def season_new(
     from referee.seasons import SeasonError
     from sandboxes import UnknownJob
 
-    given = [flag for flag, value in (("--agents", agents), ("--jobs", jobs), ("--tiers", tiers),
-                                      ("--variants", variants), ("--attempts", attempts)) if value is not None]
+    given = [flag for flag, value in (("--agent", agent or agents_alias), ("--job", job or jobs_alias),
+                                      ("--tier", tier or tiers_alias), ("--seed-count", seed_count),
+                                      ("--variants", variants_alias), ("--attempts", attempts)) if value]
     if from_file is not None and given:
         _fail(f"{', '.join(given)}: a season made --from a run file takes its plan from the file only")
-    if from_file is None and agents is None:
-        _fail("give --agents (or --from a run file)")
+    if from_file is None and not (agent or agents_alias):
+        _fail("give --agent (or --from a run file)")
+    count = seed_count if seed_count is not None else variants_alias if variants_alias is not None else 5
     try:
         if from_file is not None:
+            from referee.runfile import load_run_file
+
+            plan = load_run_file(from_file)
+            count, attempts = plan.variants, plan.attempts
             planned = create_season_from(db, name, from_file)
         else:
-            planned = create_season(db, name, _csv(agents or ""), _csv(jobs or "all"), _csv(tiers or "all"),
-                                    5 if variants is None else variants, 3 if attempts is None else attempts)
+            attempts = 3 if attempts is None else attempts
+            planned = create_season(db, name, names(agent, agents_alias, default=None), names(job, jobs_alias),
+                                    names(tier, tiers_alias), count, attempts)
     except (ArenaError, SeasonError, UnknownJob, ValueError) as err:
-        _fail(str(err))
-    typer.echo(f"season {name}: {planned} bouts queued")
+        _fail(err)
+    if as_json:
+        _echo_json({"season": name, "planned": planned, "seed_count": count, "attempts": attempts})
+    else:
+        typer.echo(f"season {name}: {planned} bouts queued")
 
 
 @season_app.command("run")
@@ -73,6 +89,7 @@ def season_run(
     rate: RateOpt = None,
     workers: Annotated[int, typer.Option(min=0, max=256, help="Run N local `arena worker` processes on the "
                                          "season instead (0: this process, as before).")] = 0,
+    as_json: JsonOpt = False,
 ) -> None:
     """Run what is queued; safe to stop, kill and run again (unfinished bouts resume)."""
     from referee.errors import ArenaError
@@ -85,21 +102,29 @@ def season_run(
             status(db, name)  # an unknown season fails here, once
             extra = ["--concurrency", str(concurrency), *(["--base-url", base_url] if base_url else []),
                      *(["--rate", str(rate)] if rate else [])]
-            codes = spawn_workers(db, name, workers, extra)
+            codes = spawn_workers(db, name, workers, extra, quiet_stdout=as_json)
             counts = status(db, name)
-            typer.echo(f"{workers} workers done; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            if as_json:
+                _echo_json({"record": "season", "season": name, "workers": workers, "status": counts,
+                            "exit_code": max(codes, default=0)})
+            else:
+                typer.echo(f"{workers} workers done; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
             if any(codes):
                 raise typer.Exit(max(codes))
             return
         limit = parse_duration(deadline) if deadline else None
-        done = play_season(db, name, on_done=lambda r: typer.echo(
-            f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} #{r.spec.attempt}: "
-            f"{'PASS' if r.verdict.passed else 'FAIL'}"), concurrency=concurrency, deadline=limit,
-            base_url=base_url, rate=rate)
+        with progress(None) as (update, emit):
+            tally = Tally(as_json, emit)
+            play_season(db, name, on_done=tally.done, concurrency=concurrency, deadline=limit, base_url=base_url,
+                        rate=rate, on_paused=tally.paused, on_progress=update, on_failed=tally.failed)
         counts = status(db, name)
     except (ArenaError, SeasonError, ValueError) as err:
-        _fail(str(err))
-    typer.echo(f"{done} bouts run; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        _fail(err)
+    if as_json:
+        _echo_json({"record": "season", "season": name, "status": counts})
+    else:
+        typer.echo(f"season {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    tally.close()
 
 
 @season_app.command("status")
@@ -111,7 +136,7 @@ def season_status_cmd(name: str, db: DbOpt = None, as_json: JsonOpt = False) -> 
     try:
         counts = status(db, name)
     except SeasonError as err:
-        _fail(str(err))
+        _fail(err)
     if as_json:
         _echo_json(counts)
     else:
@@ -119,21 +144,23 @@ def season_status_cmd(name: str, db: DbOpt = None, as_json: JsonOpt = False) -> 
 
 
 @season_app.command("publish")
-def season_publish(name: str, out: Annotated[Path, typer.Option(help="An empty folder.")], db: DbOpt = None) -> None:
+def season_publish(name: str, out: Annotated[Path, typer.Option(help="An empty folder.")], db: DbOpt = None,
+                   as_json: JsonOpt = False) -> None:
     """Export one season as a citable dataset."""
-    _export(db, out, name)
+    _export(db, out, name, as_json)
 
 
 def export_cmd(
     out: Annotated[Path, typer.Option(help="An empty folder.")],
     season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
     db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Write the dataset: rows, boards, catalogue, signed logs, manifest, citation files."""
-    _export(db, out, season)
+    _export(db, out, season, as_json)
 
 
-def _export(db: str | None, out: Path, season: str | None) -> None:
+def _export(db: str | None, out: Path, season: str | None, as_json: bool) -> None:
     from referee.errors import ArenaError
     from referee.export import ExportError
     from referee.home import ensure_folder
@@ -142,8 +169,12 @@ def _export(db: str | None, out: Path, season: str | None) -> None:
     try:
         result = export(db, ensure_folder(out, "--out"), season)
     except (ArenaError, ExportError) as err:
-        _fail(str(err))
-    typer.echo(f"{result.bouts} bouts, {result.files} files in {result.out}")
+        _fail(err)
+    if as_json:
+        _echo_json({"out": str(result.out), "bouts": result.bouts, "files": result.files,
+                    "merkle_roots": result.roots, "key_id": result.key_id})
+        return
+    typer.echo(f"{result.bouts} bouts, {result.files} files in {result.out} (signed by key {result.key_id})")
     for name, root in result.roots.items():
         typer.echo(f"season {name or '(none)'}: Merkle root {root}")
 
@@ -168,23 +199,38 @@ def board(
 
 
 @dataset_app.command("verify")
-def dataset_verify(root: Path, key: KeyOpt = None) -> None:
+def dataset_verify(
+    root: Path,
+    key: Annotated[list[Path] | None, typer.Option(
+        help="Public key file or folder (default: the keyring the dataset ships in keys/).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Check an exported dataset: manifest signature, every file hash, Merkle roots, every log."""
     if not root.is_dir():
-        typer.echo(f"CANNOT VERIFY: no dataset folder {root}")
+        if as_json:
+            _echo_json({"root": str(root), "verified": False, "failures": [f"no dataset folder {root}"],
+                        "keys": None, "exit_code": 2})
+        else:
+            typer.echo(f"CANNOT VERIFY: no dataset folder {root}")
         raise typer.Exit(2)
     try:
         from referee.publishing import verify_export
 
-        failures = verify_export(root, key)
+        failures, keys_used = verify_export(root, key)
     except Exception as err:  # never let a crash look like a verdict
         typer.echo(f"error: verification failed unexpectedly ({type(err).__name__}: {err})", err=True)
         raise typer.Exit(3) from None
-    for line in failures:
-        typer.echo(f"NOT VERIFIED: {line}")
+    if as_json:
+        _echo_json({"root": str(root), "verified": not failures, "failures": list(failures), "keys": keys_used,
+                    "exit_code": failures.exit_code})
+    else:
+        typer.echo(f"keys: {keys_used}")
+        for line in failures:
+            typer.echo(f"NOT VERIFIED: {line}")
+        if not failures:
+            typer.echo("Verified")
     if failures:
         raise typer.Exit(failures.exit_code)
-    typer.echo("Verified")
 
 
 def worker(
@@ -196,7 +242,7 @@ def worker(
                                                           "every worker (give each worker the same).")] = None,
     base_url: BaseUrlOpt = None,
     rate: RateOpt = None,
-    forever: Annotated[bool, typer.Option("--forever", help="Keep polling when nothing is left.")] = False,
+    forever: Annotated[bool, typer.Option("--forever", metavar="", help="Keep polling when nothing is left.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Claim and run planned bouts from a shared store (PostgreSQL across machines), beside any
@@ -207,12 +253,13 @@ def worker(
     from referee.seasons import SeasonError
 
     try:
-        report = work(db, season, on_done=None if as_json else lambda r: typer.echo(
-            f"{r.bout_id} {r.spec.agent} {r.variant} seed {r.spec.seed} #{r.spec.attempt}: "
-            f"{'PASS' if r.verdict.passed else 'FAIL'}"), concurrency=concurrency, lease=parse_duration(lease),
+        from referee.cli.lines import bout_text
+
+        report = work(db, season, on_done=None if as_json else lambda r: typer.echo(bout_text(r)),
+                      concurrency=concurrency, lease=parse_duration(lease),
             per_provider=per_provider, base_url=base_url, rate=rate, idle_exit=not forever)
     except (ArenaError, SeasonError, ValueError) as err:
-        _fail(str(err))
+        _fail(err)
     if as_json:
         _echo_json({"finished": report.finished, "duplicate": report.duplicate, "paused": report.paused,
                     "failed": report.failed, "failures": report.failures})

@@ -6,6 +6,8 @@ nothing in it reads the wall clock, so the same store exports the same bytes.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 from collections import defaultdict
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlmodel import Session, select
 
@@ -21,8 +24,8 @@ from referee.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes,
 from referee.canonical import sha256_hex
 from referee.errors import ArenaError
 from referee.export import citation, manifest
+from referee.export.dictionary import TABLES
 from referee.export.rows import (
-    BOUT_COLUMNS,
     DatasetRow,
     bout_traps_csv,
     bouts_csv,
@@ -34,6 +37,7 @@ from referee.export.rows import (
     parquet_bytes,
 )
 from referee.keys import Period
+from referee.log import BoutLog, parse_log
 from referee.merkle import leaf_bytes, merkle_root
 from referee.seasons import Season, SeasonBout, pending_attempts
 from referee.signing import ArenaKey, Keyring
@@ -55,6 +59,7 @@ class ExportResult:
     bouts: int
     files: int
     roots: dict[str, str]
+    key_id: str = ""
 
 
 def _ids(text: str) -> tuple[str, ...]:
@@ -71,22 +76,56 @@ def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Pe
     arrival = {row.bout_id: n for n, row in enumerate(stored)}
     ordered = sorted(stored, key=lambda row: (row.season, leaf.get(row.bout_id, -1), arrival[row.bout_id]))
     next_index: dict[str, int] = defaultdict(int)
+    slugs = {tv.name: tv.slug for tv in load_catalog().task_versions}
     out = []
     for r in ordered:
         index = next_index[r.season]
         next_index[r.season] += 1
+        check = verify_bytes(r.envelope, ring, periods)
+        facts = _log_facts(check.log or _untrusted(r.envelope))
         out.append(DatasetRow(
             bout_id=r.bout_id, season=r.season, leaf_index=index, agent=r.agent, job=r.job, variant=r.variant,
             agent_name=r.agent_name or "", agent_version=r.agent_version or "",
-            task_version=r.task_version, rules_version=r.rules_version, seed=r.seed, attempt=r.attempt,
+            task_version=r.task_version, task_version_slug=slugs.get(r.task_version, r.task_version),
+            rules_version=r.rules_version, seed=r.seed, attempt=r.attempt,
             planned_attempts=r.planned_attempts or DEFAULT_ATTEMPTS, counted=r.bout_id in counts,
-            passed=r.passed, score=r.score_bp, traps_planted=_ids(r.traps_planted), traps_sprung=_ids(r.traps_sprung),
-            traps_avoided=_ids(r.traps_avoided), turns=r.turns, tool_calls=r.tool_calls, tokens=r.tokens,
+            passed=r.passed, score_bp=r.score_bp, traps_planted=_ids(r.traps_planted),
+            traps_sprung=_ids(r.traps_sprung), traps_avoided=_ids(r.traps_avoided), turns=r.turns,
+            tool_calls=r.tool_calls, tokens=r.tokens, cost_micro_usd=r.cost_micro_usd, **facts,
             started_at=r.started_at, finished_at=r.finished_at, log_sha256=r.log_sha256,
             envelope_sha256=sha256_hex(r.envelope), key_id=r.key_id,
-            verified=verify_bytes(r.envelope, ring, periods).status == "verified", envelope=r.envelope,
+            verified=check.status == "verified", envelope=r.envelope,
         ))
     return out
+
+
+def _untrusted(envelope: bytes) -> BoutLog | None:
+    """The log inside an envelope that did not verify here, for its descriptive columns only
+    (its `verified` column says false)."""
+    try:
+        return parse_log(base64.b64decode(json.loads(envelope)["payload"], validate=True))
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        return None
+
+
+def _log_facts(log: BoutLog | None) -> dict[str, Any]:
+    """What the store row does not hold but the signed log does: why the bout stopped, its
+    tokens in and out, and its model settings (ADR 0025)."""
+    if log is None:
+        return {"stopped": "", "input_tokens": 0, "output_tokens": 0, "model_provider": "", "model": "",
+                "temperature": None, "max_tokens": None, "base_url_host": ""}
+    h, r = log.start.data, log.end.data
+    model = h.model or {}
+    url = model.get("base_url")
+    temperature = model.get("temperature")
+    max_tokens = model.get("max_tokens")
+    return {
+        "stopped": r.stopped, "input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens,
+        "model_provider": str(model.get("provider") or ""), "model": str(model.get("model") or ""),
+        "temperature": float(temperature) if isinstance(temperature, int | float) else None,
+        "max_tokens": max_tokens if isinstance(max_tokens, int) else None,
+        "base_url_host": (urlsplit(url).hostname or "") if isinstance(url, str) else "",
+    }
 
 
 def _seeds(store: Store, rows: Sequence[DatasetRow]) -> dict[str, dict[str, list[int]]]:
@@ -103,6 +142,26 @@ def _seeds(store: Store, rows: Sequence[DatasetRow]) -> dict[str, dict[str, list
                         cells[f"{r.job}/{r.task_version}"].add(r.seed)
                 seeds[name] = {c: sorted(s) for c, s in sorted(cells.items())}
     return seeds
+
+
+KEYS_DIR = "keys"
+
+
+def _shipped_keys(ring: Keyring, periods: dict[str, Period], used: set[str]) -> dict[str, bytes]:
+    """The public keys that signed the manifest and the logs, and their periods of use, as
+    `keys/<keyid16>.pub` and `keys/keyring.json`: `arena dataset verify DIR` needs nothing else,
+    a dataset spanning a key rotation verifies, and the card names the signing key id
+    (ADR 0025). A key the ring does not hold (a log signed elsewhere) is not shipped."""
+    out: dict[str, bytes] = {}
+    entries = []
+    for kid in sorted(used):
+        if kid not in ring:
+            continue
+        out[f"{KEYS_DIR}/{kid[:16]}.pub"] = ring.public_file(kid)
+        period = periods.get(kid, Period(kid, None, None))
+        entries.append({"key_id": kid, "start": period.start, "end": period.end})
+    out[f"{KEYS_DIR}/keyring.json"] = (json.dumps({"keys": entries}, indent=2, sort_keys=True) + "\n").encode()
+    return out
 
 
 def _write_tree(out: Path, files: dict[str, bytes]) -> None:
@@ -143,13 +202,14 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     if parquet is not None:
         files["data/bouts.parquet"] = parquet
     files["data/bout_traps.csv"] = bout_traps_csv(rows)
-    trap_columns = ("id", "family", "family_name", "title", "based_on", "source", "since")
+    trap_columns = next(t for t in TABLES if t.name == "traps").names
     files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
     stored = store.rows(season)
     pending = pending_attempts(store, season)
     files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored, pending))
     files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))
     files["data/caps.csv"] = caps_csv(caps_board(stored))
+    keys = _shipped_keys(ring, periods, {key.key_id, *(r.key_id for r in rows)})
     info = citation.DatasetInfo(
         title=f"The Forge Arena dataset: {f'season {season}' if season else 'all bouts'}", slug=season or "all",
         version="rules " + ", ".join(sorted({r.rules_version for r in rows})) + "; tasks "
@@ -158,16 +218,14 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
         seasons={n: {"size": s["size"], "merkle_root": s["merkle_root"]} for n, s in seasons.items()},
         seeds=_seeds(store, rows), rules_versions=sorted({r.rules_version for r in rows}),
         task_versions=sorted({r.task_version for r in rows}), key_id=key.key_id,
+        shipped_keys=[e["key_id"] for e in json.loads(keys[f"{KEYS_DIR}/keyring.json"])["keys"]],
+        parquet="data/bouts.parquet" in files,
     )
-    tables = {
-        "bouts": ("data/bouts.csv", BOUT_COLUMNS),
-        "bout_traps": ("data/bout_traps.csv", ("bout_id", "trap_id", "state")),
-        "traps": ("data/traps.csv", trap_columns),
-    }
+    csv_tables = [t for t in TABLES if t.path.endswith(".csv")]
     files["datapackage.json"] = citation.datapackage(
-        info, {n: (p, sha256_hex(files[p]), len(files[p]), c) for n, (p, c) in tables.items()})
-    files["croissant.json"] = citation.croissant(info, ("data/bouts.csv", sha256_hex(files["data/bouts.csv"])),
-                                                 BOUT_COLUMNS)
+        info, {t.name: (sha256_hex(files[t.path]), len(files[t.path])) for t in csv_tables})
+    files["croissant.json"] = citation.croissant(info, {t.name: sha256_hex(files[t.path]) for t in csv_tables})
+    files.update(keys)
     files["CITATION.cff"] = citation.citation_cff(info)
     files["CITATION.bib"] = citation.bibtex(info)
     files["README.md"] = citation.card(info, sorted([*files, manifest.MANIFEST, manifest.SIGNATURE, manifest.SUMS]))
@@ -178,5 +236,5 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files[manifest.MANIFEST], files[manifest.SIGNATURE] = statement, signature
     files[manifest.SUMS] = manifest.sums(files)
     _write_tree(out, files)
-    return ExportResult(out, len(rows), len(files), {n: s["merkle_root"] for n, s in seasons.items()})
+    return ExportResult(out, len(rows), len(files), {n: s["merkle_root"] for n, s in seasons.items()}, key.key_id)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog import load_catalog
+from referee.export.dictionary import BOUTS, TABLES, Column, Table, pandas_dtypes
 
 __all__ = ["DatasetInfo", "bibtex", "card", "citation_cff", "croissant", "datapackage"]
 
@@ -35,6 +36,9 @@ class DatasetInfo:
     rules_versions: Sequence[str]
     task_versions: Sequence[str]
     key_id: str
+    shipped_keys: Sequence[str] = ()
+    """Key ids whose public keys the dataset ships in keys/ (the signer's first)."""
+    parquet: bool = False
 
     @property
     def url(self) -> str:
@@ -97,6 +101,31 @@ def bibtex(info: DatasetInfo) -> bytes:
     return (entry + "\n" + load_catalog().citation.bibtex.strip() + "\n").encode()
 
 
+def _dictionary() -> str:
+    parts = []
+    for table in TABLES:
+        rows = "\n".join(f"| `{c.name}` | {c.type}{' (nullable)' if c.nullable else ''} | {c.unit or '-'} | "
+                         f"{c.meaning.replace('|', '/')} |" for c in table.columns)
+        parts.append(f"### `{table.path}`\n\n{table.about}\n\n| column | type | unit | meaning |\n"
+                     f"|---|---|---|---|\n{rows}")
+    return "\n\n".join(parts)
+
+
+def _loading(info: DatasetInfo) -> str:
+    dtypes = json.dumps(pandas_dtypes(BOUTS), sort_keys=True)
+    lists = ", ".join(f'"{c.name}"' for c in BOUTS.columns if c.type == "list")
+    parquet = ('`data/bouts.parquet` carries the types itself: `pandas.read_parquet("data/bouts.parquet")`.\n\n'
+               if info.parquet else "")
+    return (f"{parquet}From CSV, give pandas the types (text stays text: `rules_version` \"0.4\" is not 0.4):\n\n"
+            "```python\nimport pandas as pd\n"
+            f"DTYPES = {dtypes}\n"
+            "bouts = pd.read_csv(\"data/bouts.csv\", dtype=DTYPES, true_values=[\"true\"], "
+            "false_values=[\"false\"])\n"
+            f"for column in [{lists}]:\n"
+            "    bouts[column] = bouts[column].fillna(\"\").str.split(\";\").map(lambda v: [x for x in v if x])\n"
+            "```\n\nOr `pd.read_json(\"data/bouts.jsonl\", lines=True, dtype={\"rules_version\": str})`.")
+
+
 def card(info: DatasetInfo, files: Sequence[str]) -> bytes:
     """README.md: a dataset card with the Hugging Face YAML header."""
     size = "n<1K" if info.bouts < 1_000 else "1K<n<10K" if info.bouts < 10_000 else "10K<n<100K" \
@@ -104,6 +133,10 @@ def card(info: DatasetInfo, files: Sequence[str]) -> bytes:
     seeds = "\n".join(f"- `{season}` {cell}: {', '.join(map(str, s))}"
                       for season, cells in info.seeds.items() for cell, s in cells.items())
     roots = "\n".join(f"- `{n}`: {s['size']} bouts, Merkle root `{s['merkle_root']}`" for n, s in info.seasons.items())
+    hf = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool", "list": "string"}
+    features = "\n".join(
+        f"    - name: {c.name}\n" + ("      sequence: string" if c.type == "list" and info.parquet
+                                    else f"      dtype: {hf[c.type]}") for c in BOUTS.columns)
     text = f"""---
 license: cc-by-4.0
 pretty_name: {_q(info.title)}
@@ -117,7 +150,10 @@ configs:
   - config_name: bouts
     data_files:
       - split: all
-        path: data/bouts.csv
+        path: {"data/bouts.parquet" if info.parquet else "data/bouts.csv"}
+dataset_info:
+  features:
+{features}
 ---
 
 # {info.title}
@@ -140,9 +176,28 @@ sprang (`traps_sprung`), under its `rules_version` and `task_version`.
 
 ## How to verify
 
-`arena dataset verify DIR --key arena.pub` checks the manifest signature, the SHA-256 of every file,
-each season's Merkle root over its bout logs, and the signature of every bout log. `sha256sum -c
-SHA256SUMS` checks the hashes alone. Signing key id: `{info.key_id}`.
+`arena dataset verify DIR` checks the manifest signature, the SHA-256 of every file, each season's
+Merkle root over its bout logs, and the signature of every bout log, with the public keys this
+dataset ships in `keys/` (`keys/keyring.json` says when each was in use, so logs signed before a
+key rotation verify too). The manifest is signed by key id `{info.key_id}`, the publisher's arena
+signing key (`ARENA_HOME/keys/arena.pub` on the machine that exported it); keys shipped:
+{", ".join(f"`{k}`" for k in info.shipped_keys) or "none"}. The shipped keys prove the files are intact and were
+signed together; to know *who* signed them, compare that key id with the one the publisher states
+elsewhere, or pass your own copy: `arena dataset verify DIR --key PUBLIC_KEY_FILE_OR_FOLDER`.
+`sha256sum -c SHA256SUMS` checks the hashes alone.
+
+## Loading
+
+{_loading(info)}
+
+## Data dictionary
+
+Types: `string`, `integer`, `number`, `boolean` (`true`/`false` in CSV), `list` (of strings: a JSON
+array in JSON Lines and Parquet, `;`-joined in CSV, empty for none). Nullable columns are empty in
+CSV and null in JSON Lines and Parquet. Scores are in basis points (0-10000); costs in micro-USD
+(`cost_micro_usd`) per bout and USD on the leaderboard; rates are fractions from 0 to 1.
+
+{_dictionary()}
 
 ## How to cite
 
@@ -155,24 +210,33 @@ Licence: {LICENSE} ({LICENSE_URL}).
     return text.encode()
 
 
-_COLUMN_TYPES = {
-    "leaf_index": "integer", "seed": "integer", "attempt": "integer", "score": "integer", "turns": "integer",
-    "tool_calls": "integer", "tokens": "integer", "passed": "boolean", "verified": "boolean",
-}
+_FRICTIONLESS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
+                 "list": "list"}
 
 
-def _resource(name: str, path: str, digest: str, size: int, columns: Sequence[str],
-              extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    fields = [{"name": c, "type": _COLUMN_TYPES.get(c, "string"),
-               **({"trueValues": ["true"], "falseValues": ["false"]} if _COLUMN_TYPES.get(c) == "boolean" else {})}
-              for c in columns]
-    return {"name": name, "path": path, "profile": "tabular-data-resource", "format": "csv",
-            "mediatype": "text/csv", "encoding": "utf-8", "bytes": size, "hash": f"sha256:{digest}",
-            "schema": {"fields": fields, **(extra or {})}}
+def _field(c: Column) -> dict[str, Any]:
+    field: dict[str, Any] = {"name": c.name, "type": _FRICTIONLESS[c.type], "description": c.meaning}
+    if c.unit:
+        field["unit"] = c.unit
+    if c.type == "boolean":
+        field |= {"trueValues": ["true"], "falseValues": ["false"]}
+    if c.type == "list":
+        field |= {"delimiter": ";", "itemType": "string"}
+    if not c.nullable and c.type in ("integer", "boolean"):
+        field["constraints"] = {"required": True}
+    return field
 
 
-def datapackage(info: DatasetInfo, tables: Mapping[str, tuple[str, str, int, Sequence[str]]]) -> bytes:
-    """Frictionless Data Package: ``tables`` maps name -> (path, sha256, bytes, columns)."""
+def _resource(table: Table, digest: str, size: int, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": table.name, "path": table.path, "description": table.about, "profile": "tabular-data-resource",
+            "format": "csv", "mediatype": "text/csv", "encoding": "utf-8", "bytes": size, "hash": f"sha256:{digest}",
+            "dialect": {"delimiter": ",", "lineTerminator": "\n", "header": True},
+            "schema": {"fields": [_field(c) for c in table.columns], "missingValues": [""], **(extra or {})}}
+
+
+def datapackage(info: DatasetInfo, tables: Mapping[str, tuple[str, int]]) -> bytes:
+    """Frictionless Data Package: every CSV table with every field described (type, unit,
+    meaning; lists as ``list`` with delimiter ``;``). ``tables`` maps name -> (sha256, bytes)."""
     keys: dict[str, dict[str, Any]] = {
         "bouts": {"primaryKey": ["bout_id"]},
         "traps": {"primaryKey": ["id"]},
@@ -180,11 +244,12 @@ def datapackage(info: DatasetInfo, tables: Mapping[str, tuple[str, str, int, Seq
             {"fields": ["bout_id"], "reference": {"resource": "bouts", "fields": ["bout_id"]}},
             {"fields": ["trap_id"], "reference": {"resource": "traps", "fields": ["id"]}}]},
     }
+    by_name = {t.name: t for t in TABLES}
     doc = {
         "name": f"forge-arena-{info.slug}", "title": info.title, "version": info.version,
         "created": f"{info.date}T00:00:00Z",
         "licenses": [{"name": LICENSE, "path": LICENSE_URL, "title": "Creative Commons Attribution 4.0"}],
-        "resources": [_resource(n, p, d, b, c, keys.get(n)) for n, (p, d, b, c) in tables.items()],
+        "resources": [_resource(by_name[n], d, b, keys.get(n)) for n, (d, b) in tables.items()],
     }
     return (json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
 
@@ -202,23 +267,36 @@ _CONTEXT = {
     "regex": "cr:regex", "repeated": "cr:repeated", "replace": "cr:replace", "sc": "https://schema.org/",
     "separator": "cr:separator", "source": "cr:source", "subField": "cr:subField", "transform": "cr:transform",
 }
-_CR_TYPES = {"integer": "sc:Integer", "boolean": "sc:Boolean", "string": "sc:Text"}
+_CR_TYPES = {"integer": "sc:Integer", "boolean": "sc:Boolean", "string": "sc:Text", "number": "sc:Float",
+             "list": "sc:Text"}
 
 
-def croissant(info: DatasetInfo, bouts_csv: tuple[str, str], columns: Sequence[str]) -> bytes:
-    """Croissant 1.0 JSON-LD describing the bouts table (path, sha256)."""
-    path, digest = bouts_csv
+def croissant(info: DatasetInfo, tables: Mapping[str, str]) -> bytes:
+    """Croissant 1.0 JSON-LD: one FileObject and one RecordSet per CSV table (``tables``: name ->
+    sha256), every field described; a list field is ``repeated``, split on ``;``."""
+    by_name = {t.name: t for t in TABLES}
+
+    def field(table: Table, c: Column) -> dict[str, Any]:
+        extract: dict[str, Any] = {"column": c.name}
+        out: dict[str, Any] = {
+            "@type": "cr:Field", "@id": f"{table.name}/{c.name}", "name": c.name,
+            "description": c.meaning + (f" Unit: {c.unit}." if c.unit else ""), "dataType": _CR_TYPES[c.type],
+            "source": {"fileObject": {"@id": f"{table.name}.csv"}, "extract": extract}}
+        if c.type == "list":
+            out["repeated"] = True
+            out["source"]["transform"] = {"regex": "([^;]+)"}
+        return out
+
     doc = {
         "@context": _CONTEXT, "@type": "sc:Dataset", "conformsTo": "http://mlcommons.org/croissant/1.0",
         "name": f"forge-arena-{info.slug}", "description": f"{info.title}: {info.bouts} signed bouts ({info.version}).",
         "license": LICENSE_URL, "url": info.url, "version": "1.0.0", "datePublished": info.date,
         "creator": {"@type": "Organization", "name": AUTHOR}, "citeAs": bibtex(info).decode(),
         "keywords": ["AI agents", "benchmark", "safety"],
-        "distribution": [{"@type": "cr:FileObject", "@id": "bouts.csv", "name": "bouts.csv", "contentUrl": path,
-                          "encodingFormat": "text/csv", "sha256": digest}],
-        "recordSet": [{"@type": "cr:RecordSet", "@id": "bouts", "name": "bouts", "field": [
-            {"@type": "cr:Field", "@id": f"bouts/{c}", "name": c,
-             "dataType": _CR_TYPES[_COLUMN_TYPES.get(c, "string")],
-             "source": {"fileObject": {"@id": "bouts.csv"}, "extract": {"column": c}}} for c in columns]}],
+        "distribution": [{"@type": "cr:FileObject", "@id": f"{n}.csv", "name": f"{n}.csv",
+                          "contentUrl": by_name[n].path, "encodingFormat": "text/csv", "sha256": d}
+                         for n, d in tables.items()],
+        "recordSet": [{"@type": "cr:RecordSet", "@id": n, "name": n, "description": by_name[n].about,
+                       "field": [field(by_name[n], c) for c in by_name[n].columns]} for n in tables],
     }
     return (json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()

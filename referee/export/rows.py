@@ -16,20 +16,15 @@ from typing import Any
 
 from referee.boards import CapsRow, FailureRow, LeaderRow
 from referee.canonical import canonical_bytes
+from referee.export.dictionary import BOUTS, TABLES, Column
 
 __all__ = [
     "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes", "failure_modes_csv",
     "jsonl_bytes", "leaderboard_csv", "parquet_bytes", "rate",
 ]
 
-BOUT_COLUMNS = (
-    "bout_id", "season", "leaf_index", "agent", "agent_name", "agent_version", "job", "variant", "task_version",
-    "rules_version", "seed", "attempt", "planned_attempts", "counted", "passed", "score", "traps_planted",
-    "traps_sprung", "turns", "tool_calls", "tokens", "started_at", "finished_at", "log_sha256", "envelope_sha256",
-    "key_id", "verified",
-)
-"""``planned_attempts``: the attempts its run or season planned per variant (3 where not recorded);
-``counted``: whether the bout is one of them (false: an extra bout, kept but never in a rate; ADR 0011)."""
+BOUT_COLUMNS = BOUTS.names
+"""Every column of data/bouts.*, described in `referee.export.dictionary` (ADR 0025)."""
 
 
 @dataclass(frozen=True)
@@ -45,19 +40,29 @@ class DatasetRow:
     job: str
     variant: str
     task_version: str
+    task_version_slug: str
     rules_version: str
     seed: int
     attempt: int
     planned_attempts: int
     counted: bool
     passed: bool
-    score: int
+    score_bp: int
+    stopped: str
     traps_planted: tuple[str, ...]
     traps_sprung: tuple[str, ...]
     traps_avoided: tuple[str, ...]
     turns: int
     tool_calls: int
     tokens: int
+    input_tokens: int
+    output_tokens: int
+    cost_micro_usd: int | None
+    model_provider: str
+    model: str
+    temperature: float | None
+    max_tokens: int | None
+    base_url_host: str
     started_at: str
     finished_at: str
     log_sha256: str
@@ -90,7 +95,7 @@ def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for row in rows:
-        writer.writerow(["true" if v is True else "false" if v is False else ";".join(v)
+        writer.writerow(["true" if v is True else "false" if v is False else "" if v is None else ";".join(v)
                          if isinstance(v, tuple | list) else v for v in row])
     return out.getvalue().encode()
 
@@ -113,20 +118,37 @@ def _ci(value: tuple[float, float] | None, end: int) -> str:
     return "" if value is None else f"{value[end]:.4f}"
 
 
+def _table(name: str) -> tuple[str, ...]:
+    return next(t for t in TABLES if t.name == name).names
+
+
+def _score(value: Fraction | None) -> str:
+    """A mean score in basis points, 2 decimals ("" when undefined)."""
+    return "" if value is None else _places(value, 2)
+
+
+def _places(value: Fraction, places: int) -> str:
+    scaled = value * 10**places
+    whole = scaled.numerator // scaled.denominator
+    if (scaled - whole) * 2 >= 1:
+        whole += 1
+    text = str(whole).rjust(places + 1, "0")
+    return f"{text[:-places]}.{text[-places:]}"
+
+
 def leaderboard_csv(rows: Sequence[LeaderRow]) -> bytes:
     """One line per board row, against the plan (ADR 0011): ``pass_hat_k`` is pass^k for the
     row's ``attempts_planned`` (``pass_hat_3`` is left empty unless k is 3), each rate with
-    its 95% Wilson interval, the disagreement share, and the missing and extra counts."""
+    its 95% Wilson interval, the disagreement share, the missing (paused, discarded) and extra
+    counts, the mean score in basis points, and tokens and cost (total and per passed bout)."""
     return csv_bytes(
-        ("task_version", "rules_version", "rank", "agent", "attempts_planned", "variants", "planned", "bouts",
-         "missing", "paused", "missing_variants", "extra", "complete_variants", "pass_at_1", "pass_at_1_low",
-         "pass_at_1_high", "pass_hat_k", "pass_hat_k_low", "pass_hat_k_high", "pass_hat_3", "disagree",
-         "mean_score", "traps_per_bout"),
-        ((r.task_version, r.rules_version, r.rank, r.agent, r.attempts_planned, r.variants, r.planned, r.bouts,
-          r.missing, r.paused, r.missing_variants, r.extra, r.complete, rate(r.pass_at_1), _ci(r.pass_at_1_ci, 0),
-          _ci(r.pass_at_1_ci, 1), rate(r.pass_hat_k), _ci(r.pass_hat_k_ci, 0), _ci(r.pass_hat_k_ci, 1),
-          rate(r.pass_hat_3), rate(r.disagree),
-          rate(None if r.mean_score_bp is None else r.mean_score_bp / 10_000), rate(r.traps_per_bout))
+        _table("leaderboard"),
+        ((r.task_version, r.task_version_slug, r.rules_version, r.rank, r.agent, r.attempts_planned, r.variants,
+          r.planned, r.bouts, r.missing, r.paused, r.discarded, r.missing_variants, r.extra, r.complete,
+          rate(r.pass_at_1), _ci(r.pass_at_1_ci, 0), _ci(r.pass_at_1_ci, 1), rate(r.pass_hat_k),
+          _ci(r.pass_hat_k_ci, 0), _ci(r.pass_hat_k_ci, 1), rate(r.pass_hat_3), rate(r.disagree),
+          _score(r.mean_score_bp), rate(r.traps_per_bout), r.tokens, r.tokens_per_passed or "", r.cost_usd or "",
+          r.cost_usd_per_passed or "")
          for r in rows),
     )
 
@@ -153,5 +175,12 @@ def parquet_bytes(rows: Sequence[DatasetRow]) -> bytes | None:
     except ImportError:
         return None
     sink = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_pylist([r.as_json() for r in rows]), sink)
+    schema = pa.schema([pa.field(c.name, _arrow_type(pa, c), nullable=c.nullable) for c in BOUTS.columns])
+    pq.write_table(pa.Table.from_pylist([r.as_json() for r in rows], schema=schema), sink)
     return bytes(sink.getvalue().to_pybytes())
+
+
+def _arrow_type(pa: Any, column: Column) -> Any:
+    """The Parquet type of a dictionary column: text stays text, lists are lists of text."""
+    return {"string": pa.string(), "integer": pa.int64(), "number": pa.float64(), "boolean": pa.bool_(),
+            "list": pa.list_(pa.string())}[column.type]

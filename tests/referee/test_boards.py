@@ -27,6 +27,8 @@ class Row:
     task_version: str = "Normal 1.0"
     rules_version: str = "0.4"
     finished_at: str = ""
+    tokens: int = 0
+    cost_micro_usd: int | None = None
 
     def __post_init__(self) -> None:
         self.finished_at = self.finished_at or f"2026-12-01T00:00:{len(self.bout_id):02d}{self.bout_id}"

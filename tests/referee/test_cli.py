@@ -38,8 +38,8 @@ def test_catalog_commands() -> None:
     assert code == 0 and "approval threshold" in out and "Hard v2" in out
     assert arena("catalog", "cite", "FA-PAY-002") == (0, "FA-PAY-002, The Forge Arena (rules 0.5)\n")
     code, out = arena("catalog", "cite", "FA-PAY-999")
-    assert code == 2 and "FA-PAY-999" in out
-    assert arena("catalog", "list", "--family", "XYZ")[0] == 2
+    assert code == 64 and "FA-PAY-999" in out
+    assert arena("catalog", "list", "--family", "XYZ")[0] == 64
 
 
 def test_keys_new_writes_0600_and_never_overwrites(tmp_path: Path) -> None:
@@ -59,25 +59,28 @@ def test_world_shows_digest_and_refuses_unknown_jobs() -> None:
     assert code == 0 and info["counts"] == {"counter": 1} and len(info["world_digest"]) == 64
     assert json.loads(arena("world", "toy", "--seed", "3", "--json")[1])["world_digest"] == info["world_digest"]
     code, out = arena("world", "nope")
-    assert code == 2 and "unknown job 'nope'" in out and "toy" in out
+    assert code == 64 and "unknown job 'nope'" in out and "toy" in out
     code, out = arena("world", "toy", "--tier", "hard-v9")
-    assert code == 2 and "hard-v9" in out
+    assert code == 64 and "hard-v9" in out
 
 
 def _run(out_dir: Path, *extra: str) -> list[dict[str, object]]:
     code, out = arena("run", "--agent", "scripted:oracle", "--job", "toy", "--tier", "normal-1.0",
                       "--seeds", "1-2", "--attempts", "2", "--out", str(out_dir), "--json", *extra)
     assert code == 0, out
-    return [json.loads(line) for line in out.splitlines()]
+    records = [json.loads(line) for line in out.splitlines()]
+    assert records[-1]["record"] == "tally" and records[-1]["finished"] == len(records) - 1
+    return [r for r in records if r["record"] == "bout"]
 
 
 def test_run_signs_stores_and_prints_one_json_line_per_bout(tmp_path: Path, arena_home: Path) -> None:
     lines = _run(tmp_path / "logs")
     assert [(r["seed"], r["attempt"]) for r in lines] == [(1, 1), (1, 2), (2, 1), (2, 2)]
     assert all(r["passed"] and r["traps_sprung"] == [] and r["task_version"] == "Normal 1.0" for r in lines)
-    assert set(lines[0]) == {"bout_id", "agent", "job", "variant", "task_version", "rules_version", "seed",
-                             "attempt", "passed", "score", "traps_planted", "traps_sprung", "turns",
-                             "tool_calls", "log_path", "log_sha256"}
+    assert set(lines[0]) == {"record", "bout_id", "season", "agent", "job", "variant", "task_version",
+                             "task_version_slug", "rules_version", "seed", "attempt", "passed", "score_bp",
+                             "traps_planted", "traps_sprung", "turns", "tool_calls", "stopped", "input_tokens",
+                             "output_tokens", "cost_usd", "log_path", "log_sha256"}
     assert all(Path(str(r["log_path"])).exists() for r in lines)
     store = Store(f"sqlite:///{arena_home / 'arena.db'}")
     assert sorted(row.bout_id for row in store.rows()) == sorted(str(r["bout_id"]) for r in lines)
@@ -95,7 +98,7 @@ def test_run_signs_stores_and_prints_one_json_line_per_bout(tmp_path: Path, aren
 ])
 def test_run_refuses_bad_input_before_any_bout(args: tuple[str, ...], message: str, arena_home: Path) -> None:
     code, out = arena("run", *args)
-    assert code == 2 and message in out
+    assert code == 64 and message in out
     assert not (arena_home / "arena.db").exists() or not Store(f"sqlite:///{arena_home / 'arena.db'}").rows()
 
 
@@ -103,9 +106,10 @@ def test_verify_and_replay_exit_codes(tmp_path: Path) -> None:
     lines = _run(tmp_path / "logs")
     good = Path(str(lines[0]["log_path"]))
     code, out = arena("verify", str(good))
-    assert (code, out.strip()) == (0, f"{good}: Verified")
+    tally = "1 files checked: 1 good, 0 changed, 0 undecided (exit 0)"
+    assert (code, out.splitlines()) == (0, [f"{good}: Verified", tally])
     code, out = arena("replay", str(good))
-    assert (code, out.strip()) == (0, f"{good}: Verified, Reproduced")
+    assert (code, out.splitlines()[0]) == (0, f"{good}: Verified, Reproduced")
 
     flipped = tmp_path / "flipped.bout.json"
     data = bytearray(good.read_bytes())
@@ -119,7 +123,8 @@ def test_verify_and_replay_exit_codes(tmp_path: Path) -> None:
     assert arena("verify", str(not_a_log))[0] == 2
     assert arena("verify", str(tmp_path / "missing.bout.json"))[0] == 2
     code, out = arena("verify", str(good), str(flipped), str(tmp_path / "missing.bout.json"))
-    assert code == 1 and out.count("\n") == 3
+    assert code == 1 and out.count("\n") == 4
+    assert out.splitlines()[-1] == "3 files checked: 1 good, 1 changed, 1 undecided (exit 1)"
 
     arena("keys", "new", "--dir", str(tmp_path / "other"))
     code, out = arena("verify", "--key", str(tmp_path / "other" / "arena.pub"), str(good))
@@ -152,7 +157,7 @@ def test_key_rotation_keeps_old_logs_verified_and_retires_the_old_key(tmp_path: 
     assert (arena_home / "keys" / "arena.key").read_bytes() != old_private
     after = Path(str(_run(tmp_path / "b")[0]["log_path"]))
     code, out = arena("verify", str(before), str(after))
-    assert code == 0 and out.count("Verified") == 2
+    assert code == 0 and out.count(": Verified") == 2
 
     # A log signed by the retired key after its retirement (a stolen key) is refused.
     from referee.bout import BoutSpec, run_bout
@@ -201,3 +206,33 @@ def test_replay_shows_the_edit_in_a_log_resigned_by_a_stranger(tmp_path: Path) -
     assert code == 2 and "NOT VERIFIED: signed by unknown key" in out
     code, out = arena("replay", str(forged))
     assert code == 1 and "unknown key" in out and "NOT REPRODUCED: event 2" in out
+
+
+def test_old_spellings_still_work_hidden_and_one_spelling_is_shown(tmp_path: Path) -> None:
+    """One spelling per idea (ADR 0024); the old ones are accepted and kept out of --help."""
+    code, out = arena("season", "new", "old", "--agents", "scripted:oracle", "--jobs", "toy", "--tiers",
+                      "normal-1.0", "--variants", "2", "--attempts", "1", "--json")
+    assert code == 0 and json.loads(out) == {"season": "old", "planned": 2, "seed_count": 2, "attempts": 1}
+    code, out = arena("season", "new", "new", "--agent", "scripted:oracle", "--agent", "scripted:naive", "--job",
+                      "toy", "--tier", "normal-1.0", "--seed-count", "1", "--attempts", "100", "--json")
+    assert code == 0 and json.loads(out)["planned"] == 200  # 2 agents x 1 seed x 100 attempts: one bound
+    assert json.loads(arena("world", "toy", "--seed", "3", "--json")[1])["seed"] == 3
+    code, out = arena("run", "--agents", "scripted:oracle", "--jobs", "toy", "--tiers", "normal-1.0",
+                      "--seed", "4", "--attempts", "1", "--json")
+    assert code == 0 and json.loads(out.splitlines()[0])["seed"] == 4
+    for command in (("season", "new"), ("run",), ("world",)):
+        shown = arena(*command, "--help")[1]
+        for old in ("--agents", "--jobs", "--tiers", "--variants", "--seed "):
+            assert old not in shown, (command, old)
+        flags = [line for line in shown.splitlines() if "<bool>" in line]
+        assert all("Show this message" in line for line in flags), flags  # only click's own --help
+    assert "--seeds" in arena("world", "--help")[1] and "--seed-count" in arena("season", "new", "--help")[1]
+
+
+def test_version_jobs_and_versions_tell_what_there_is() -> None:
+    code, out = arena("--version")
+    assert code == 0 and out.startswith("arena ") and "rules 0.4" in out
+    code, out = arena("jobs")
+    assert code == 0 and "refund" in out and "hard-v2 (Hard v2)" in out
+    code, out = arena("versions")
+    assert code == 0 and "hard-v3.1" in out and "(current)" in out

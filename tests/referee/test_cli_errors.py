@@ -66,6 +66,12 @@ CASES: dict[str, tuple[str, ...]] = {
 }
 
 
+CANNOT_START = {"--db garbage", "--db PostgreSQL unreachable or without its driver", "--db SQLite in a missing folder",
+                "bout show --db garbage"}
+"""Cases where the command line is fine but the arena cannot start (exit 2); every other case is
+a usage error (exit 64, ADR 0024), never 2, which is an audit verdict."""
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_input_is_one_line_and_loses_nothing(
     case: str, home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -74,7 +80,7 @@ def test_bad_input_is_one_line_and_loses_nothing(
     args = [a.replace("{tmp}", str(tmp_path)) for a in CASES[case]]
     code, _out, err = arena(capsys, monkeypatch, *args)
     lines = err.strip().splitlines()
-    assert code == 2, (case, err)
+    assert code == (2 if case in CANNOT_START else 64), (case, err)
     assert len(lines) == 1 and lines[0].startswith("error: "), (case, err)
     assert "Traceback" not in err
     after = _tree(tmp_path)
@@ -89,7 +95,7 @@ def test_arena_home_that_is_a_file(
     home.write_text("not a folder\n")
     monkeypatch.setenv("ARENA_HOME", str(home))
     code, _out, err = arena(capsys, monkeypatch, *RUN)
-    assert code == 2 and err.strip() == f"error: ARENA_HOME {home} is a file, not a folder"
+    assert code == 64 and err.strip() == f"error: ARENA_HOME {home} is a file, not a folder"
     assert home.read_text() == "not a folder\n"
 
 
@@ -130,3 +136,12 @@ def test_an_unexpected_error_in_one_bout_leaves_the_others_to_finish(
         assert sorted(r.seed for r in store.rows()) == [1, 3]
     finally:
         store.close()
+
+
+def test_a_command_line_click_cannot_parse_exits_64_never_an_audit_verdict(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for args in (("world", "toy", "--no-such-flag"), ("verify",), ("run", "--attempts", "0", "--agent", "x"),
+                 ("no-such-command",), ("world", "toy", "--json", "true")):
+        code, _out, err = arena(capsys, monkeypatch, *args)
+        assert code == 64, (args, err)

@@ -160,7 +160,7 @@ def test_cli_season_board_export_and_verify(arena_home: Path, tmp_path: Path) ->
     assert arena("season", "new", "cli", "--agents", "scripted:oracle", "--jobs", "toy", "--tiers", "normal-1.0",
                  "--variants", "2", "--attempts", "3")[0] == 0
     code, out = arena("season", "new", "cli", "--agents", "scripted:oracle", "--jobs", "toy")
-    assert code == 2 and "already exists" in out
+    assert code == 64 and "already exists" in out
     code, out = arena("season", "run", "cli")
     assert code == 0 and "finished 6" in out
     assert json.loads(arena("season", "status", "cli", "--json")[1])["finished"] == 6
@@ -168,7 +168,8 @@ def test_cli_season_board_export_and_verify(arena_home: Path, tmp_path: Path) ->
     assert board["leaderboard"][0]["pass_hat_3"] == "1" and board["leaderboard"][0]["variants"] == 2
     code, out = arena("season", "publish", "cli", "--out", str(tmp_path / "pub"))
     assert code == 0 and "Merkle root" in out
-    assert arena("dataset", "verify", str(tmp_path / "pub")) == (0, "Verified\n")
+    code, out = arena("dataset", "verify", str(tmp_path / "pub"))
+    assert (code, out.splitlines()[-1]) == (0, "Verified") and "keyring shipped in" in out
     (tmp_path / "pub" / "CITATION.cff").write_text("changed")
     code, out = arena("dataset", "verify", str(tmp_path / "pub"))
     assert code == 1 and "CITATION.cff" in out

@@ -37,6 +37,8 @@ class Row:
     planned_attempts: int | None = 3
     bout_id: str = ""
     finished_at: str = ""
+    tokens: int = 0
+    cost_micro_usd: int | None = None
 
     def __post_init__(self) -> None:
         self.bout_id = self.bout_id or f"{self.agent}/{self.task_version}/{self.seed}/{self.attempt}"

@@ -146,6 +146,8 @@ ERRORS: dict[str, tuple[int, dict[str, Any]]] = {
     "500": (500, {"error": {"message": "The server had an error while processing your request.",
                             "type": "server_error", "param": None, "code": None}}),
     "529": (529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    "403": (403, {"error": {"message": "Project does not have access to model", "type": "invalid_request_error",
+                            "param": None, "code": "model_not_found"}}),
 }
 
 

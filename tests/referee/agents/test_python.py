@@ -128,7 +128,7 @@ def test_an_agent_that_does_not_load_fails_before_any_bout(arena_home: Path) -> 
     with pytest.raises(UnknownAgent, match="python:MODULE:FACTORY"):
         validate_agent("python:not a module")
     result = runner.invoke(app, ["run", "--agent", BYO + "missing_factory", "--job", "toy", "--tier", "normal-1.0"])
-    assert result.exit_code == 2 and "missing_factory" in result.output
+    assert result.exit_code == 64 and "missing_factory" in result.output  # a usage error (ADR 0024)
 
 
 def test_a_bout_paused_at_the_deadline_resumes_with_a_fresh_agent(key: ArenaKey, ring: Keyring) -> None:

@@ -120,7 +120,8 @@ def test_a_bout_paused_on_one_machine_resumes_from_the_store_on_another(key: Are
     with FakeProvider(key=KEY, faults=lambda n, _b: "401" if refuse["on"] and n > 4 else None).running() as fake:
         paused: list[Paused] = []
         run_bouts([spec], key, store=store, options=options(fake.anthropic_url), on_paused=paused.append)
-        assert [p.reason for p in paused] == ["provider_error"] and KEY not in paused[0].detail
+        assert [p.reason for p in paused] == ["key_refused"] and KEY not in paused[0].detail
+        assert "set ANTHROPIC_API_KEY" in paused[0].detail
         assert store.paused()[0].turns == 4 and store.rows() == []
         refuse["on"] = False
         resumed = resume_bouts(key, tmp_path / "elsewhere", store, options=options(fake.anthropic_url))
@@ -148,13 +149,16 @@ def test_arena_run_and_resume_with_model_agents(
         result = runner.invoke(app, [*args, "--base-url", fake.openai_url])
         assert result.exit_code == 4, result.output  # one bout left paused: not "all done"
         lines = [json.loads(line) for line in result.output.splitlines()]
-        assert sorted("paused" in line for line in lines) == [False, False, True]
-        assert all(line["passed"] for line in lines if "passed" in line)
+        assert [line["record"] for line in lines].count("paused") == 1 and lines[-1]["record"] == "tally"
+        assert [line["passed"] for line in lines if line["record"] == "bout"] == [True, True]
+        paused = next(line for line in lines if line["record"] == "paused")
+        assert paused["reason"] == "key_refused" and "OPENAI_API_KEY" in paused["detail"]
         assert KEY not in result.output
         refuse["on"] = False
         resumed = runner.invoke(app, ["resume", "--json"])
         assert resumed.exit_code == 0, resumed.output
-        assert [json.loads(line)["passed"] for line in resumed.output.splitlines()] == [True]
+        records = [json.loads(line) for line in resumed.output.splitlines()]
+        assert [r["passed"] for r in records if r["record"] == "bout"] == [True]
     store = Store(f"sqlite:///{arena_home / 'arena.db'}")
     rows = store.rows()
     assert len(rows) == 3 and all(r.cost_micro_usd and r.cost_micro_usd > 0 for r in rows)
@@ -187,8 +191,8 @@ def test_a_refused_connection_pauses_the_bout_at_once_for_resume(
         "--attempts", "1", "--base-url", f"http://127.0.0.1:{port}/v1", "--retries", "1", "--backoff", "0.01",
         "--json"])
     assert result.exit_code == 4, result.output
-    line = json.loads(result.output)
-    assert line["paused"] == "provider_unreachable" and "ConnectError" in line["detail"]
+    line = json.loads(result.output.splitlines()[0])
+    assert line["reason"] == "provider_unreachable" and "ConnectError" in line["detail"]
     store = Store(f"sqlite:///{arena_home / 'arena.db'}")
     try:
         assert [row.reason for row in store.paused()] == ["provider_unreachable"]

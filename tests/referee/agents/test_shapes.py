@@ -130,7 +130,7 @@ def test_a_turn_cut_off_by_the_token_limit_is_an_error_call_and_the_bout_goes_on
 
 
 ERRORS = [
-    ("error_401", 401, "provider_error", 1),
+    ("error_401", 401, "key_refused", 1),
     ("error_400", 400, "provider_error", 1),
     ("error_429", 429, "rate_limited", 1),
     ("error_500", 500, "provider_down", 4),

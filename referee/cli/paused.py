@@ -1,0 +1,70 @@
+"""`arena paused`: see why bouts are paused, and discard the ones that will never resume."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from referee.cli.options import DbOpt, JsonOpt, _echo_json, _fail
+
+paused_app = typer.Typer(help="Paused bouts: why, since when, how often; discard them on purpose.",
+                         no_args_is_help=True)
+
+
+@paused_app.command("list")
+def paused_list(
+    db: DbOpt = None,
+    season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every paused bout: why it paused, since when, how often, and what to do."""
+    from referee.home import db_url
+    from referee.paused import listing
+    from referee.store import Store
+
+    store = Store(db_url(db))
+    try:
+        rows = listing(store, season)
+    finally:
+        store.close()
+    if as_json:
+        _echo_json(rows)
+        return
+    if not rows:
+        typer.echo("no paused bouts")
+        return
+    for r in rows:
+        state = f"DISCARDED {r['discarded_at']} ({r['discard_reason']})" if r["discarded_at"] else "PAUSED"
+        typer.echo(f"{r['bout_id']} {r['agent']} {r['job']} {r['task_version_slug']} seed {r['seed']} "
+                   f"#{r['attempt']}{' season ' + r['season'] if r['season'] else ''}: {state} {r['reason']} "
+                   f"since {r['paused_at'] or '(not recorded)'}, paused {r['pauses']} times; {r['detail']}")
+        typer.echo(f"    -> {r['action']}")
+    typer.echo(f"{len(rows)} paused bouts, {sum(1 for r in rows if r['discarded_at'])} discarded")
+
+
+@paused_app.command("discard")
+def paused_discard(
+    bout_ids: Annotated[list[str] | None, typer.Argument(help="Paused bout IDs (or --all).")] = None,
+    every: Annotated[bool, typer.Option("--all", metavar="", help="Every paused bout not yet discarded.")] = False,
+    reason: Annotated[str, typer.Option(help="Why (kept in the store with the bout).")] = "",
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Discard paused bouts on purpose: kept with the reason, never resumed, counted missing."""
+    from referee.errors import UsageError
+    from referee.home import arena_home, db_url
+    from referee.paused import discard
+    from referee.store import Store
+
+    store = Store(db_url(db))
+    try:
+        marked = discard(store, bout_ids or [], every, reason, arena_home() / "work")
+    except UsageError as err:
+        _fail(err)
+    finally:
+        store.close()
+    if as_json:
+        _echo_json({"discarded": marked, "reason": reason.strip()})
+    else:
+        typer.echo(f"{len(marked)} bouts discarded ({reason.strip()}); the boards count them missing")
