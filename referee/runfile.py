@@ -8,7 +8,7 @@ holds. The format (README, "Season run files")::
     agents = ["openai:gpt-4o", "scripted:oracle"]
     jobs = ["all"]                # job slugs, or ["all"]
     tiers = ["normal-1.0"]        # task versions, or ["all"]
-    variants = 5
+    seed_count = 5                # seeds drawn per job and task version (`--seed-count`)
     attempts = 3
     rules = "0.4"                 # optional: the current rules by default
 
@@ -37,13 +37,15 @@ from typing import Any
 from referee.agents.prices import PriceTable, parse_prices
 from referee.agents.python import DEFAULT_TIMEOUT
 from referee.errors import UsageError
+from referee.seasons import MAX_ATTEMPTS
 
 __all__ = ["MAX_RUN_FILE", "RunFile", "load_run_file", "parse_run_file"]
 
 MAX_RUN_FILE = 64 * 1024
 """Largest run file read: a plan and a price table, never a data file."""
 
-_TOP = {"agents", "jobs", "tiers", "variants", "attempts", "rules", "model", "prices"}
+_TOP = {"agents", "jobs", "tiers", "seed_count", "variants", "attempts", "rules", "model", "prices"}
+"""``variants`` is ``seed_count``'s old name, still read."""
 _MODEL = {"temperature", "max_tokens", "base_url", "rate", "agent_timeout"}
 
 
@@ -107,6 +109,8 @@ def parse_run_file(text: str, where: str = "the run file") -> RunFile:
     unknown = sorted(set(model) - _MODEL)
     if unknown:
         raise UsageError(f"{where}: unknown [model] keys {', '.join(unknown)} (known: {', '.join(sorted(_MODEL))})")
+    if "seed_count" in raw and "variants" in raw:
+        raise UsageError(f"{where}: give seed_count only (variants is its old name)")
     rules = raw.get("rules")
     base_url = model.get("base_url")
     if not isinstance(rules, str | None) or not isinstance(base_url, str | None):
@@ -117,8 +121,9 @@ def parse_run_file(text: str, where: str = "the run file") -> RunFile:
         raise UsageError(str(err)) from None
     return RunFile(
         text=text, agents=_strings(raw, "agents", None, where), jobs=_strings(raw, "jobs", ["all"], where),
-        tiers=_strings(raw, "tiers", ["all"], where), variants=_number(raw, "variants", int, 5, 1, 10_000, where),
-        attempts=_number(raw, "attempts", int, 3, 1, 10, where), rules=rules,
+        tiers=_strings(raw, "tiers", ["all"], where),
+        variants=_number(raw, "variants" if "variants" in raw else "seed_count", int, 5, 1, 10_000, where),
+        attempts=_number(raw, "attempts", int, 3, 1, MAX_ATTEMPTS, where), rules=rules,
         temperature=_number(model, "temperature", float, None, 0, 2, where),
         max_tokens=_number(model, "max_tokens", int, 4096, 1, 1_000_000, where), base_url=base_url,
         rate=_number(model, "rate", float, None, 1e-6, 1e6, where),

@@ -31,9 +31,12 @@ from referee.signing import ArenaKey
 from referee.store import BoutRow, PausedRow, Store, StoreBase
 
 __all__ = [
-    "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season", "season_agents",
-    "season_run_file", "season_status",
+    "MAX_ATTEMPTS", "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season",
+    "season_agents", "season_run_file", "season_status",
 ]
+
+MAX_ATTEMPTS = 100
+"""Most attempts per variant any plan takes (`run`, `season new`, a run file): 3 is the rule."""
 
 
 class SeasonError(ArenaError, ValueError):

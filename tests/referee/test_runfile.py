@@ -26,7 +26,7 @@ FULL = """
 agents = ["openai:impossible/oracle"]
 jobs = ["impossible"]
 tiers = ["normal-1.0"]
-variants = 2
+seed_count = 2
 attempts = 1
 
 [model]
@@ -115,3 +115,12 @@ def test_a_season_from_a_run_file_keeps_it_and_runs_with_its_settings(
 def test_season_new_needs_agents_or_a_run_file(arena_home: Path) -> None:
     result = runner.invoke(app, ["season", "new", "s"])
     assert result.exit_code == 2 and "--agents" in result.output
+
+
+def test_every_plan_has_one_bound_on_attempts() -> None:
+    """The CLI spells the bound itself (its `--help` must not import the store); it is the same one."""
+    from referee.cli.options import MAX_ATTEMPTS as cli_bound
+    from referee.seasons import MAX_ATTEMPTS
+
+    assert cli_bound == MAX_ATTEMPTS
+    assert parse_run_file('agents = ["scripted:oracle"]\nattempts = 100\n', "t.toml").attempts == 100
