@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from catalog import load_catalog
 from referee.cli import app
 from referee.store import Store
 from sandboxes import JOBS
@@ -231,7 +232,7 @@ def test_old_spellings_still_work_hidden_and_one_spelling_is_shown(tmp_path: Pat
 
 def test_version_jobs_and_versions_tell_what_there_is() -> None:
     code, out = arena("--version")
-    assert code == 0 and out.startswith("arena ") and "rules 0.4" in out
+    assert code == 0 and out.startswith("arena ") and f"rules {load_catalog().current_rules.version}" in out
     code, out = arena("jobs")
     assert code == 0 and "refund" in out and "hard-v2 (Hard v2)" in out
     code, out = arena("versions")

@@ -16,6 +16,7 @@ import pytest
 from pydantic import TypeAdapter
 from typer.testing import CliRunner
 
+from catalog import load_catalog
 from referee.cli import app
 from referee.cli.shapes import SHAPES
 from sandboxes import JOBS
@@ -50,7 +51,7 @@ def test_every_command_prints_its_documented_shape(tmp_path: Path, arena_home: P
         seen.add(command)
         return check(command, *args, code=code)
 
-    assert run("versions")["current_rules_version"] == "0.4"
+    assert run("versions")["current_rules_version"] == load_catalog().current_rules.version
     assert any(j["job"] == "toy" for j in run("jobs"))
     world = run("world", "toy", "--tier", "normal-1.0", "--seeds", "3")
     assert world["task_version_slug"] == "normal-1.0" and world["task_version"] == "Normal 1.0"

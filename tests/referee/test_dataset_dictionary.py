@@ -18,11 +18,15 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from catalog import load_catalog
 from referee.cli import app
 from referee.export.dictionary import BOUTS, TABLES, pandas_dtypes
 from sandboxes import JOBS
 from tests.referee import toy
 from tests.referee.agents.fakes import FakeProvider
+
+RULES = load_catalog().current_rules.version
+"""A version that looks like a number (0.5): it must load as text, never as a float."""
 
 runner = CliRunner()
 KEY = "sk-test-0123456789abcdefghij"
@@ -88,7 +92,7 @@ def test_the_dataset_loads_in_pandas_and_pyarrow_with_the_documented_types(datas
     bouts = pd.read_csv(dataset / "data/bouts.csv", dtype=pandas_dtypes(BOUTS), true_values=["true"],
                         false_values=["false"])
     assert list(bouts.columns) == list(BOUTS.names) and len(bouts) == 5
-    assert bouts["rules_version"].tolist() == ["0.4"] * 5 and str(bouts["rules_version"].dtype) == "string"
+    assert bouts["rules_version"].tolist() == [RULES] * 5 and str(bouts["rules_version"].dtype) == "string"
     assert str(bouts["passed"].dtype) == "boolean" and str(bouts["score_bp"].dtype) == "int64"
     model = bouts[bouts["agent"] == "openai:toy/oracle"].iloc[0]
     assert model["cost_micro_usd"] > 0 and model["input_tokens"] > 0 and model["output_tokens"] > 0
@@ -105,10 +109,10 @@ def test_the_dataset_loads_in_pandas_and_pyarrow_with_the_documented_types(datas
     expected = {"string": "string", "integer": "int64", "number": "double", "boolean": "bool", "list": "list<string>"}
     assert types == {c.name: expected[c.type] for c in BOUTS.columns}
     frame = pd.read_parquet(dataset / "data/bouts.parquet")
-    assert frame["rules_version"].tolist() == ["0.4"] * 5
+    assert frame["rules_version"].tolist() == [RULES] * 5
 
     lines = pd.read_json(dataset / "data/bouts.jsonl", lines=True, dtype={"rules_version": str})
-    assert lines["rules_version"].tolist() == ["0.4"] * 5
+    assert lines["rules_version"].tolist() == [RULES] * 5
     assert all(isinstance(v, list) for v in lines["traps_planted"])
     assert [list(v) for v in frame["traps_planted"]] == lines["traps_planted"].tolist()
     assert lines["traps_planted"].map(len).sum() >= 4  # the refund worlds plant traps: lists, not all empty

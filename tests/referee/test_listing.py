@@ -29,7 +29,7 @@ def _bouts() -> list[dict[str, object]]:
     code, out = arena("run", "--agent", "scripted:oracle", "--agent", "scripted:naive", "--job", "refund",
                       "--tier", "normal-1.0", "--seeds", "1-2", "--attempts", "1", "--json")
     assert code == 0, out
-    return [json.loads(line) for line in out.splitlines()]
+    return [r for r in map(json.loads, out.splitlines()) if r["record"] == "bout"]
 
 
 def _listed(*args: str) -> list[dict[str, object]]:
@@ -97,18 +97,18 @@ def test_a_paused_bout_is_listed_and_shown_as_paused_with_what_it_has_so_far(
             run_bouts([spec], key, store=store, options=options(fake.anthropic_url), on_paused=paused.append)
     finally:
         store.close()
-    assert [p.reason for p in paused] == ["provider_error"]
+    assert [p.reason for p in paused] == ["key_refused"]  # a 401: the key, not an outage
     listed = _listed()
     assert [(r["bout_id"], r["status"], r["paused"], r["turns"]) for r in listed] == [
-        (paused[0].bout_id, "paused", "provider_error", 4)]
+        (paused[0].bout_id, "paused", "key_refused", 4)]
     assert _listed("--passed") == [] and _listed("--agent", "scripted:oracle") == []
     code, out = arena("bout", "show", paused[0].bout_id)
     assert code == 0, out
-    assert "PAUSED (provider_error)" in out and "Rules 0.4 · Normal 1.0" in out and "not judged yet" in out
+    assert "PAUSED (key_refused)" in out and "Rules 0.4 · Normal 1.0" in out and "not judged yet" in out
     assert out.count("] turn ") == 4 and KEY not in out
     code, out = arena("bout", "show", paused[0].bout_id, "--json")
     doc = json.loads(out)
-    assert doc["status"] == "paused" and doc["paused"]["reason"] == "provider_error"
+    assert doc["status"] == "paused" and doc["paused"]["reason"] == "key_refused"
     assert doc["events"][0]["type"] == "bout.header" and all(e["type"] != "bout.result" for e in doc["events"])
     code, out = arena("bout", "list")
-    assert code == 0 and "PAUSED (provider_error" in out
+    assert code == 0 and "PAUSED (key_refused" in out

@@ -88,7 +88,7 @@ def test_a_season_from_a_run_file_keeps_it_and_runs_with_its_settings(
         text = FULL.replace("BASE", fake.openai_url)
         path.write_text(text)
         both = runner.invoke(app, ["season", "new", "s", "--from", str(path), "--agents", "scripted:oracle"])
-        assert both.exit_code == 2 and "--agents" in both.output
+        assert both.exit_code == 2 and "--agent" in both.output
         made = runner.invoke(app, ["season", "new", "s", "--from", str(path)])
         assert made.exit_code == 0, made.output
         assert "2 bouts queued" in made.output
@@ -114,7 +114,7 @@ def test_a_season_from_a_run_file_keeps_it_and_runs_with_its_settings(
 
 def test_season_new_needs_agents_or_a_run_file(arena_home: Path) -> None:
     result = runner.invoke(app, ["season", "new", "s"])
-    assert result.exit_code == 2 and "--agents" in result.output
+    assert result.exit_code == 2 and "--agent" in result.output
 
 
 def test_every_plan_has_one_bound_on_attempts() -> None:
