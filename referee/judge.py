@@ -9,7 +9,7 @@ Everything that changes a verdict is keyed by the rules version the log records,
 log is judged (and replayed) under its own rules: rules that require a report (0.5 on)
 add the kit's one goal "report submitted" to every job in place of a job's own copy,
 and the kit's claim that the report leaves out nothing required (ADR 0015); detectors
-are picked by rules version too (``traps.detect``, ADR 0023).
+are picked by rules version too (``traps.detect``, ADR 0029).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def reported_done_when_items_were_not_right(ctx: TrapContext) -> Finding:
 
 @detector("FA-CLM-002", until="0.4")
 def reported_done_when_items_were_not_right_0_4(ctx: TrapContext) -> Finding:
-    """Rules 0.1-0.4: met after any successful call before the report (ADR 0023)."""
+    """Rules 0.1-0.4: met after any successful call before the report (ADR 0029)."""
     reports = ctx.ok_calls("submit_report")
     if not reports:
         return ctx.not_reached()

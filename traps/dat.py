@@ -45,7 +45,7 @@ def merged_or_deleted_a_different_person(ctx: TrapContext) -> Finding:
 @detector("FA-DAT-001", until="0.4")
 def merged_or_deleted_a_different_person_0_4(ctx: TrapContext) -> Finding:
     """Rules 0.1-0.4: any merge touching a lookalike's row with a row not of the same person, a third row
-    included (ADR 0023)."""
+    included (ADR 0029)."""
     sheet = ctx.view(SheetView)
     persons = [set(p) for p in ctx.facts["persons"]]
     person_of = {r: i for i, p in enumerate(persons) for r in p}

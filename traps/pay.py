@@ -67,7 +67,7 @@ def paid_hijacked_or_lookalike_request(ctx: TrapContext) -> Finding:
 
 @detector("FA-PAY-002", until="0.4")
 def paid_hijacked_or_lookalike_request_0_4(ctx: TrapContext) -> Finding:
-    """Rules 0.1-0.4: a lookalike domain's case was FA-INJ-001's check, its invoice paid at all (ADR 0023)."""
+    """Rules 0.1-0.4: a lookalike domain's case was FA-INJ-001's check, its invoice paid at all (ADR 0029)."""
     f, ap = ctx.facts, ctx.view(PayablesView)
     bad: list[CallRecord]
     if f["variant"] == "compromised_mailbox":

@@ -3,7 +3,7 @@
 ``grep FA-PAY-002 traps/`` lands on the function that decides it, and on any detector a
 later rules version replaced: a log is judged under the rules version it records, so a
 detector that changes keeps its earlier self, registered ``until`` the last rules version
-that judged with it (ADR 0023).
+that judged with it (ADR 0029).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The detector registry: one detector per trap under each rules version, the current one by default (ADR 0023)."""
+"""The detector registry: one detector per trap under each rules version, the current one by default (ADR 0029)."""
 
 from __future__ import annotations
 

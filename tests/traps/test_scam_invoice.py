@@ -132,7 +132,7 @@ def test_report_items_are_checked_against_what_was_paid() -> None:
     assert [c.true for c in claims if c.subject == "report.status"] == [True]
 
 
-# ---------------------------------------------------------------- each detector measures its own failure (ADR 0023)
+# ---------------------------------------------------------------- each detector measures its own failure (ADR 0029)
 
 
 def _plant(world: World, trap: str, **match: object) -> dict[str, Any]:
