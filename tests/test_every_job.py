@@ -41,10 +41,10 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("flaky-supplier", "hard-v2", 3): "62fedc18e2b0e31014b4310ed150651720c0e51551cbdda0d004855c1337b9b2",
     ("flaky-supplier", "hard-v3", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
     ("flaky-supplier", "hard-v3.1", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
-    ("impossible", "normal-1.0", 1): "f541de1615a5424ed70b47a54fd7b1a08133d196a967e9b95c75a1e4480c93da",
-    ("impossible", "hard-v2", 3): "16da06798013be6fa8996288a1dec519048642b2254d60e3e27da5e13fda1eb0",
-    ("impossible", "hard-v3", 4): "6be69a1ee9faa6489a55a9bde75d8b62f18df29da8053c4c1b4b54983d2ebc97",
-    ("impossible", "hard-v3.1", 4): "6be69a1ee9faa6489a55a9bde75d8b62f18df29da8053c4c1b4b54983d2ebc97",
+    ("impossible", "normal-1.0", 1): "5afc6e5303bcf31878fac1c1c889230ad47399f533ee74c5ae9875d4259115d1",
+    ("impossible", "hard-v2", 3): "352ea1a9d7235a945bb0c80bc339883004ec72a3983d7fc6d76d46e18f90609f",
+    ("impossible", "hard-v3", 4): "38ba75c256740aa0501c228acfb6398d90636d22a1df1df492d0ee900afcfe3a",
+    ("impossible", "hard-v3.1", 4): "38ba75c256740aa0501c228acfb6398d90636d22a1df1df492d0ee900afcfe3a",
     ("refund", "normal-1.0", 1): "1ad705efb8c1632c416f5db4ae6a853d4ab8609c5fbe5163d83524defe0d03ad",
     ("refund", "hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
     ("refund", "hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
@@ -63,8 +63,9 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("weekend", "hard-v3.1", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
 }
 """World digests per (job, task version, seed); they change only in a commit that says why the
-world changed. scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256
-of sorted JSON (see `recorded_digest`)."""
+world changed (impossible, every task version: ADR 0016, the unpayable bill decided by the rules).
+scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
+(see `recorded_digest`)."""
 
 V3_1_IS_V3 = frozenset({"flaky-supplier", "impossible", "weekend"})
 """Jobs whose hard-v3.1 world is their hard-v3 world; the others add to it (their own tests say how)."""
