@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 __all__ = ["IMPOSSIBLE", "MODES_HARD", "MODES_NORMAL", "Numbers", "decide", "penalty_of"]
 
-MODES_NORMAL = ("balance", "penalty", "limit", "debit", "transfer")
+MODES_NORMAL = ("balance", "penalty", "limit", "debit", "transfer", "transfer")
 MODES_HARD = ("balance", "penalty", "limit", "debit", "transfer", "agreed")
 IMPOSSIBLE = frozenset({"balance", "penalty", "limit", "debit"})
 
@@ -82,12 +82,12 @@ def _older(rng: random.Random, count: int, face: int, *, alone: bool) -> list[in
 
     With ``alone`` (no younger bill) one of them is always small, so the target is never the smallest bill.
     """
-    big = [rng.random() < 0.5 for _ in range(count)]
+    big = [rng.random() < 0.8 for _ in range(count)]
     if not any(big) and rng.random() < 0.95:
         big[rng.randrange(count)] = True
     if alone and all(big) and count > 1:
         big[rng.randrange(count)] = False
-    return [rng.randint(face * 105 // 100, face * 2) if b else rng.randint(1500, 15000) for b in big]
+    return [rng.randint(face * 13 // 10, face * 4) if b else rng.randint(1500, 15000) for b in big]
 
 
 def decide(rng: random.Random, mode: str, bills: int, small_debits: int) -> Numbers:
@@ -100,8 +100,8 @@ def decide(rng: random.Random, mode: str, bills: int, small_debits: int) -> Numb
     fee = rng.choice((1500, 2000, 2500))
     slack = fee + rng.randint(4000, 40000)
     bp = rng.choice((50, 100, 150, 200))
-    over = rng.randint(2000, 60000)
-    n_older = rng.randint(1, bills - 1)
+    over = rng.randint(2000, 20000)
+    n_older = rng.randint(max(1, (bills - 1) // 2), bills - 1)
     younger = [rng.randint(1500, 15000) for _ in range(bills - 1 - n_older)]
     ys = sum(younger)
     debits = max(small_debits + rng.randint(60000, 150000), ys + 50000 + rng.randint(0, 60000))

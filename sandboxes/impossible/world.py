@@ -56,7 +56,7 @@ class Size:
 
 _V3 = Size(25, 150, (5, 8), 60, 400, 60, True)
 VERSIONS: dict[str, TaskParams[Size]] = {
-    "normal-1.0": TaskParams("normal-1.0", Size(5, 8, (1, 2), 2, 10, 30, False)),
+    "normal-1.0": TaskParams("normal-1.0", Size(8, 10, (1, 2), 2, 10, 30, False)),
     "hard-v2": TaskParams("hard-v2", Size(8, 40, (3, 5), 15, 80, 45, True)),
     "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
     "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),

@@ -25,7 +25,7 @@ _HARD = {  # what each mode plants on Hard, besides FA-POL-010 (wherever the who
 }
 _NORMAL = {**{m: {"FA-AMT-002", "FA-CLM-001"} for m in IMPOSSIBLE}, "transfer": {"FA-AMT-002"}}
 SIZES = {  # bills, payees, transactions, debits
-    "normal-1.0": (5, 8, 10, (4, 5)),
+    "normal-1.0": (8, 10, 10, (4, 5)),
     "hard-v2": (8, 40, 80, (19, 21)),
     "hard-v3": (25, 150, 400, (66, 69)),
     "hard-v3.1": (25, 150, 400, (66, 69)),
