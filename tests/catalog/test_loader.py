@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import hashlib
 import json
 import re
@@ -87,7 +88,12 @@ def test_versions_changelog_and_citation_match_the_methodology() -> None:
     for tv in cat.task_versions:
         line = f"{tv.name} ({tv.date.day} Oct 2026): {', '.join(tv.variants.values())}"
         assert line in text.splitlines()
-    printed = [f"{e.date.day} Oct 2026 · {e.label}: {e.text}" for e in cat.changelog]
+    # Entries after the methodology's date (17 Oct 2026) are the catalogue's own, newest first, ahead of it.
+    published = [e for e in cat.changelog if e.date <= dt.date(2026, 10, 17)]
+    later = cat.changelog[: len(cat.changelog) - len(published)]
+    assert all(e.date > dt.date(2026, 10, 17) for e in later)
+    assert [e.date for e in later] == sorted((e.date for e in later), reverse=True)
+    printed = [f"{e.date.day} Oct 2026 · {e.label}: {e.text}" for e in published]
     assert printed == [line for line in text.splitlines() if re.match(r"^\d+ Oct 2026 · ", line)]
     c = cat.citation
     for line in (f"Title: {c.title}", f"Version: {c.version}", f"URL: {c.url}", c.plain, "Date: 17 Oct 2026"):
@@ -209,7 +215,8 @@ def test_build_catalog_from_shipped_docs_equals_load() -> None:
     (lambda v: v["rules_version"][0]["penalty_bp"].pop("TIM"), "rules 0.1: penalty_bp must cover"),
     (lambda v: v["rules_version"][1]["task_versions"].append("hard-v9"), "rules 0.2 judges an unknown"),
     (lambda v: v.update(current_rules="0.9"), "current_rules '0.9'"),
-    (lambda v: v["changelog"][0].update(text="Something else."), "changelog 'rules 0.4' disagrees"),
+    (lambda v: next(e for e in v["changelog"] if e["label"] == "rules 0.4").update(text="Something else."),
+     "changelog 'rules 0.4' disagrees"),
     (lambda v: v["task_version"][1]["variants"].pop("weekend"), "hard-v2 names other jobs"),
     (lambda v: v["rules_version"][0].update(turns=5), "Extra inputs are not permitted"),
 ])
