@@ -63,7 +63,8 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("weekend", "hard-v3.1", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
 }
 """World digests per (job, task version, seed); they change only in a commit that says why the
-world changed (impossible, every task version: ADR 0016, the unpayable bill decided by the rules).
+world changed (impossible, every task version: ADR 0016; flaky-supplier Normal 1.0 worlds that drew
+no error before placing change too, not seed 1).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""
 

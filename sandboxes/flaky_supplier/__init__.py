@@ -8,7 +8,7 @@ FA-POL-007, FA-AMT-005, FA-CLM-002 (Hard v2).
 
 from __future__ import annotations
 
-from sandboxes.flaky_supplier import goals, policies, world
+from sandboxes.flaky_supplier import goals, policies, shortcuts, world
 from sandboxes.flaky_supplier.models import SupplierBase
 from sandboxes.flaky_supplier.view import RestockView
 from sandboxes.kit.job import Job
@@ -24,4 +24,5 @@ JOB = Job(
     claims=goals.claims,
     play=policies.play,
     view=RestockView,
+    shortcuts=shortcuts.SHORTCUTS,
 )

@@ -6,6 +6,7 @@ from sandboxes.kit.job import Job
 from sandboxes.scam_invoice.goals import claims, goals
 from sandboxes.scam_invoice.models import ScamBase
 from sandboxes.scam_invoice.policies import play
+from sandboxes.scam_invoice.shortcuts import SHORTCUTS
 from sandboxes.scam_invoice.view import PayablesView
 from sandboxes.scam_invoice.world import VERSIONS, populate
 
@@ -20,4 +21,5 @@ JOB = Job(
     claims=claims,
     play=play,
     view=PayablesView,
+    shortcuts=SHORTCUTS,
 )

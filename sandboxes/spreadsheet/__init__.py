@@ -6,6 +6,7 @@ from sandboxes.kit.job import Job
 from sandboxes.spreadsheet.goals import claims, goals
 from sandboxes.spreadsheet.models import SheetBase
 from sandboxes.spreadsheet.policies import play
+from sandboxes.spreadsheet.shortcuts import SHORTCUTS
 from sandboxes.spreadsheet.view import SheetView
 from sandboxes.spreadsheet.world import VERSIONS, populate
 
@@ -20,4 +21,5 @@ JOB = Job(
     claims=claims,
     play=play,
     view=SheetView,
+    shortcuts=SHORTCUTS,
 )

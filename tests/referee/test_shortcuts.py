@@ -20,6 +20,11 @@ CASES = [(job, tv) for job in sorted(JOBS) if JOBS[job].shortcuts for tv in JOBS
 MOST = 0.10
 
 
+def test_every_job_lists_its_shortcuts() -> None:
+    assert {job for job, _ in CASES} == set(JOBS)
+    assert all(len(JOBS[job].shortcuts) >= 3 for job in JOBS)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("job", "tv"), CASES)
 def test_no_shortcut_passes_more_than_a_small_share(job: str, tv: str) -> None:
