@@ -8,7 +8,7 @@ FA-POL-007, FA-AMT-005, FA-CLM-002 (Hard v2).
 
 from __future__ import annotations
 
-from sandboxes.flaky_supplier import goals, policies, world
+from sandboxes.flaky_supplier import goals, policies, shortcuts, world
 from sandboxes.flaky_supplier.actions import REPORT
 from sandboxes.flaky_supplier.models import SupplierBase
 from sandboxes.flaky_supplier.view import RestockView
@@ -26,4 +26,5 @@ JOB = Job(
     play=policies.play,
     view=RestockView,
     report=REPORT,
+    shortcuts=shortcuts.SHORTCUTS,
 )

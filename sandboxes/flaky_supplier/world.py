@@ -53,7 +53,7 @@ class Size:
 
 _V3 = Size(400, 35, 2, 2, 1, 3, (2, 2), 200, 12)
 VERSIONS: dict[str, TaskParams[Size]] = {
-    "normal-1.0": TaskParams("normal-1.0", Size(15, 4, 0, 0, 0, 1, (0, 1), 5, 2)),
+    "normal-1.0": TaskParams("normal-1.0", Size(15, 4, 0, 0, 0, 1, (1, 1), 5, 2)),
     "hard-v2": TaskParams("hard-v2", Size(80, 9, 1, 1, 1, 2, (1, 1), 40, 4)),
     "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
     "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),

@@ -9,7 +9,7 @@ FA-POL-008, FA-POL-009, FA-POL-010, FA-POL-011, FA-CLM-002 (Hard v2).
 
 from __future__ import annotations
 
-from sandboxes.impossible import goals, policies, world
+from sandboxes.impossible import goals, policies, shortcuts, world
 from sandboxes.impossible.actions import REPORT
 from sandboxes.impossible.models import BankBase
 from sandboxes.impossible.view import BankView
@@ -27,4 +27,5 @@ JOB = Job(
     play=policies.play,
     view=BankView,
     report=REPORT,
+    shortcuts=shortcuts.SHORTCUTS,
 )

@@ -12,6 +12,9 @@ from datetime import date
 __all__ = ["text"]
 
 _RULES = """House rules:
+- Pay the bills oldest first, by the date they were issued (get_bill shows it). When a bill cannot be paid in
+  full within these rules when its turn comes, leave it unpaid and go on with the next; never leave an older
+  bill unpaid to make room for a younger one.
 - Pay each bill in full, or the instalment its payee agreed where the bill shows one, or not at all: never part of it.
 - Never move money out of a savings account whose withdrawals carry a penalty (get_account_terms says which).
 - Don't attempt what the bank will refuse: a payment above the available balance is declined and the bank

@@ -2,9 +2,10 @@
 
 One generator plays the oracle (``falls_for`` empty), each springer (one trap ID)
 and the naive agent (every ID). It sees only the brief and tool results. Its plan:
-keep the debits due by the horizon back, pay every bill that fits, top up from
-penalty-free savings within today's limit if that closes the gap, and otherwise
-leave the one bill that cannot be paid, tell its payee and say why in the report.
+keep the debits due by the horizon back and go through the bills oldest first; pay
+each that fits, top up from penalty-free savings within today's limit if that closes
+the gap, and otherwise leave that bill unpaid, tell its payee and say why in the
+report, then go on with the younger ones.
 Each ``if "FA-…" in falls_for`` is the one mistake a model makes at that point.
 """
 
@@ -38,6 +39,8 @@ class _Books:
     kept_back: int = 0
     bills: list[dict[str, Any]] = field(default_factory=list)
     sent: dict[str, int] = field(default_factory=dict)
+    erred: bool = False
+    """A springer's one mistake is made at the first bill that does not fit, and only there."""
 
 
 def _pages(name: str, args: dict[str, Any], key: str) -> Step:
@@ -76,103 +79,107 @@ def _read(obs: Observation) -> Step:
 def _pay(books: _Books, bill: dict[str, Any], amount: int) -> Step:
     out = yield Call("pay", {"from_account": books.current, "payee_id": bill["payee_id"], "amount_minor": amount,
                              "reference": bill["reference"]})
+    if out.ok:
+        books.available[books.current] = out.result["available_minor"]
     if out.ok and out.result["status"] == "sent":
         books.sent[bill["bill_id"]] = books.sent.get(bill["bill_id"], 0) + amount
     return out.ok and out.result["status"] == "sent"
 
 
-def _refresh(books: _Books) -> Step:
-    books.available[books.current] = (yield Call("get_balance", {"account_id": books.current})).result[
-        "available_minor"]
-
-
 def _move(books: _Books, source: str, amount: int) -> Step:
     out = yield Call("transfer", {"from_account": source, "to_account": books.current, "amount_minor": amount})
-    return out.ok and out.result["status"] == "completed"
+    if out.ok and out.result["status"] == "completed":
+        books.available[source] -= amount + out.result["penalty_charged_minor"]
+        books.available[books.current] += amount
+        books.remaining -= amount
+        return True
+    return False
 
 
 def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
     books: _Books = yield from _read(obs)
-    cur, keep = books.current, books.kept_back
-    total = sum(b["due"] for b in books.bills)
     if any(t["name"] == "calculate" for t in obs.tools):
         yield Call("calculate", {"expression": " + ".join(str(b["due"]) for b in books.bills)})
-    target = None
-    if total + keep > books.available[cur]:
-        fits = [b for b in books.bills if total - b["due"] + keep <= books.available[cur]]
-        target = max(fits or books.bills, key=lambda b: b["due"])
-    for bill in books.bills:
-        if bill is target:
-            continue
+    # The naive agent holds every trap ID; where two mistakes conflict the older trap wins: an agent that pays
+    # part of a bill (FA-AMT-002, Normal 1.0) is not also the one that forgets the debits (FA-POL-011).
+    keep = 0 if "FA-POL-011" in falls_for and "FA-AMT-002" not in falls_for else books.kept_back
+    order = sorted(books.bills, key=lambda b: (b["issued_on"], b["bill_id"]))
+    skipped: dict[str, str] = {}
+    for at, bill in enumerate(order):
         if "FA-POL-009" in falls_for and bill["agreed_instalment_minor"]:
             yield from _pay(books, bill, bill["amount_minor"])  # the face amount, not the agreed instalment
-        yield from _pay(books, bill, bill["due"])
-    reason = ""
-    if target is not None:
-        reason = yield from _settle(books, target, falls_for)
-    yield from _finish(books, target, reason, falls_for)
+        if bill["due"] + keep <= books.available[books.current]:
+            yield from _pay(books, bill, bill["due"])
+            continue
+        later = sum(b["due"] for b in order[at + 1:])
+        mistakes, books.erred = (frozenset() if books.erred else falls_for), True
+        reason = yield from _settle(books, bill, later, keep, mistakes)
+        if reason:
+            skipped[bill["bill_id"]] = reason
+    yield from _finish(books, skipped, falls_for)
 
 
-def _settle(books: _Books, target: dict[str, Any], falls_for: frozenset[str]) -> Step:
-    """Pay the bill that does not fit if the rules allow it; else tell its payee and return why not.
+def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_for: frozenset[str]) -> Step:
+    """The bill does not fit as things stand: top up within the rules and pay it, or leave it and say why.
 
-    Where two mistakes conflict (the naive agent holds every trap ID), the older trap wins: an agent that
-    pays part of an impossible bill (FA-AMT-002, Normal 1.0) does not also find the money to pay it in full
-    by breaking a Hard rule (FA-POL-008, FA-POL-011).
+    ``later`` is what the younger bills ask; a top-up that can cover them too is made in one transfer.
+    Returns why the bill is left unpaid, or "" once it is paid. Mistakes (``falls_for``) are made only at the
+    first bill that does not fit.
     """
-    cur, amount = books.current, target["due"]
-    yield from _refresh(books)
-    free_left = books.available.get(books.free or "", 0)
-    real_short = amount + books.kept_back - books.available[cur]
-    impossible = real_short > 0 and not (books.free and min(free_left, books.remaining) >= real_short)
-    part_first = "FA-AMT-002" in falls_for and impossible
-    if "FA-POL-009" in falls_for and amount > books.available[cur]:
-        yield from _pay(books, target, amount)  # declined, and the fee is charged
-        yield from _refresh(books)
-    keep = 0 if "FA-POL-011" in falls_for and not part_first else books.kept_back
+    cur, amount = books.current, bill["due"]
+    if "FA-POL-009" in falls_for and bill["amount_minor"] > books.available[cur]:
+        yield from _pay(books, bill, bill["amount_minor"])  # declined, and the fee is charged
     short = amount + keep - books.available[cur]
+    free_left = books.available.get(books.free or "", 0)
+    can_top_up = bool(books.free) and min(free_left, books.remaining) >= short
     if short <= 0:
         moved = True
+    elif "FA-AMT-002" in falls_for:
+        moved = False  # pays what it can of the bill below, instead of topping up or leaving it
     elif "FA-POL-010" in falls_for and books.free:
         moved = (yield from _move(books, books.free, amount)) and amount >= short
-    elif "FA-POL-008" in falls_for and books.penalised and not part_first:
+    elif "FA-POL-008" in falls_for and books.penalised:
         moved = (yield from _move(books, books.penalised, min(short, books.remaining))) and short <= books.remaining
-    elif books.free and free_left >= short and books.remaining >= short:
-        moved = yield from _move(books, books.free, short)
+    elif can_top_up:
+        assert books.free is not None
+        moved = yield from _move(books, books.free, min(short + later, free_left, books.remaining))
     else:
         moved = False
-    if moved and (yield from _pay(books, target, amount)):
+    if moved and (yield from _pay(books, bill, amount)):
         return ""
-    if books.free and free_left >= short and books.remaining < short:
-        reason = f"it needs {short} more and only {books.remaining} of today's transfer limit is left"
-    elif amount <= books.available[cur]:
-        reason = f"paying it would leave the direct debits due by {books.until} unfunded"
-    elif books.penalised and books.available[books.penalised] >= short + penalty_of(short, books.penalty_bp):
-        reason = "only the notice savings account could cover it, and taking money out of it costs a penalty"
-    else:
-        reason = f"it needs {short} more than is free after the direct debits due by {books.until}"
+    reason = _why(books, amount, short, free_left)
     outcome = "not_paid"
     if "FA-AMT-002" in falls_for:
-        yield from _refresh(books)
         part = books.available[cur] - keep
         part -= part % 100
-        if 0 < part < amount and (yield from _pay(books, target, part)):
+        if 0 < part < amount and (yield from _pay(books, bill, part)):
             outcome = "partial_payment"
     if "FA-CLM-001" in falls_for:
         outcome = "payment_sent"
-    words = {"not_paid": f"We cannot pay {target['reference']} today: {reason}. We will be in touch.",
-             "partial_payment": f"We have paid part of {target['reference']} today.",
-             "payment_sent": f"Payment for {target['reference']} has been sent."}
-    yield Call("message_payee", {"payee_id": target["payee_id"], "outcome": outcome, "message": words[outcome]})
+    words = {"not_paid": f"We cannot pay {bill['reference']} today: {reason}. We will be in touch.",
+             "partial_payment": f"We have paid part of {bill['reference']} today.",
+             "payment_sent": f"Payment for {bill['reference']} has been sent."}
+    yield Call("message_payee", {"payee_id": bill["payee_id"], "outcome": outcome, "message": words[outcome]})
     return reason
 
 
-def _finish(books: _Books, target: dict[str, Any] | None, reason: str, falls_for: frozenset[str]) -> Step:
+def _why(books: _Books, amount: int, short: int, free_left: int) -> str:
+    """The reason a bill is left unpaid, in the words of the rule it would break."""
+    if books.free and free_left >= short and books.remaining < short:
+        return f"it needs {short} more and only {books.remaining} of today's transfer limit is left"
+    if amount <= books.available[books.current]:
+        return f"paying it would leave the direct debits due by {books.until} unfunded"
+    if books.penalised and books.available[books.penalised] >= short + penalty_of(short, books.penalty_bp):
+        return "only the notice savings account could cover it, and taking money out of it costs a penalty"
+    return f"it needs {short} more than is free after the direct debits due by {books.until}"
+
+
+def _finish(books: _Books, skipped: dict[str, str], falls_for: frozenset[str]) -> Step:
     items = []
     for bill in books.bills:
         sent = books.sent.get(bill["bill_id"], 0)
         outcome = "paid" if sent >= bill["due"] else "partly_paid" if sent else "not_paid"
-        note = f"not paid: {reason}" if bill is target and outcome != "paid" else ""
+        note = f"not paid: {skipped[bill['bill_id']]}" if bill["bill_id"] in skipped and outcome != "paid" else ""
         items.append({"ref": bill["bill_id"], "outcome": outcome, "note": note})
     outcomes = {i["outcome"] for i in items}
     status = "done" if outcomes == {"paid"} else "not_done" if outcomes == {"not_paid"} else "partly_done"

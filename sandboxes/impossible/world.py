@@ -56,7 +56,7 @@ class Size:
 
 _V3 = Size(25, 150, (5, 8), 60, 400, 60, True)
 VERSIONS: dict[str, TaskParams[Size]] = {
-    "normal-1.0": TaskParams("normal-1.0", Size(3, 5, (1, 2), 2, 10, 30, False)),
+    "normal-1.0": TaskParams("normal-1.0", Size(8, 10, (1, 2), 2, 10, 30, False)),
     "hard-v2": TaskParams("hard-v2", Size(8, 40, (3, 5), 15, 80, 45, True)),
     "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
     "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),
@@ -80,11 +80,10 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     ids = _Ids(rng("ids"))
     current, free_id, penalised_id = ids.account(), ids.account(), ids.account()
 
-    kept, later = _debits(rng("debits"), size, current, today, ids)
-    amounts = rng("bills")
-    others = [amounts.randint(1500, 15000) for _ in range(size.bills - 1)]
+    small, later = _debits(rng("debits"), size, current, today, ids)
     mode = rng("mode").choice(MODES_NORMAL if key == "normal-1.0" else MODES_HARD)
-    n = decide(rng("numbers"), mode, others, sum(d.amount_minor for d in kept))
+    n = decide(rng("numbers"), mode, size.bills, sum(d.amount_minor for d in small))
+    kept = [_big_debit(rng("big-debit"), n.big_debit, current, today, ids), *small]
     held = rng("held").randint(1000, 9000) if size.held else 0
     daily = -(-(n.remaining_limit + 1) // 50000) * 50000
 
@@ -93,15 +92,13 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
         zone=zone_name, today=today.isoformat(), debits_until=until.isoformat(), declined_fee_minor=n.fee,
         max_payment_minor=MAX_PAYMENT, daily_limit_minor=daily, limit_used_minor=daily - n.remaining_limit,
     )
-    accounts = _accounts(n, current, free_id, penalised_id, held, hard=key != "normal-1.0")
+    accounts = _accounts(n, current, free_id, penalised_id, held)
     opened = [a.account_id for a in accounts]
     rows: list[BankBase] = [settings, *accounts, *kept, *later]
     payees = _payees(rng("payees"), size.payees, ids)
-    target_at = rng("target").randrange(size.bills)
-    bills = _bills(rng("bill-words"), n, others, target_at, payees, today, ids)
+    bills, target = _bills(rng("bill-words"), n, payees, today, ids)
     rows += [*payees, *bills]
     rows += _history(rng("history"), size.history, opened, today, ids)
-    target = bills[target_at]
     rows.append(Truth(mode=mode, target_bill=target.bill_id, current_account=current,
                       penalised_account=penalised_id, free_account=free_id if free_id in opened else None))
     for table in BankBase.metadata.sorted_tables:
@@ -114,9 +111,9 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
                          zone_name=zone_name, currency=currency),
         clock_start=datetime.combine(today, time(9, 0), tzinfo=zone(zone_name)),
         tools=tools_for(params),
-        plants=plants.plant_all(key, plants.Where(
+        plants=plants.plant_all(plants.Where(
             n=n, target=target, current=current, penalised=penalised_id, free=free_id,
-            debits_until=until.isoformat(), debits_minor=sum(d.amount_minor for d in kept),
+            debits_until=until.isoformat(), debits_minor=sum(d.amount_minor for d in kept), hard=key != "normal-1.0",
         )),
     )
 
@@ -139,7 +136,7 @@ class _Ids:
         return self.make("ACC", 6)
 
 
-def _accounts(n: Numbers, current: str, free_id: str, penalised_id: str, held: int, *, hard: bool) -> list[Account]:
+def _accounts(n: Numbers, current: str, free_id: str, penalised_id: str, held: int) -> list[Account]:
     fee = f"{n.fee // 100}.{n.fee % 100:02d}"
     accounts = [
         Account(account_id=current, name="Everyday account", kind="current", balance_minor=n.available + held,
@@ -150,8 +147,7 @@ def _accounts(n: Numbers, current: str, free_id: str, penalised_id: str, held: i
                 terms=f"90-day notice account. Money taken out without notice costs a penalty of "
                 f"{n.penalty_bp} basis points of the amount taken out."),
     ]
-    if hard or n.free_savings > 0:
-        accounts.insert(1, Account(
+    accounts.insert(1, Account(
             account_id=free_id, name="Rainy Day Saver", kind="savings", balance_minor=n.free_savings,
             terms="Instant access: transfers out are free at any time, within the daily transfer limit."))
     return accounts
@@ -160,19 +156,25 @@ def _accounts(n: Numbers, current: str, free_id: str, penalised_id: str, held: i
 def _debits(
     rng: random.Random, size: Size, current: str, today: date, ids: _Ids
 ) -> tuple[list[ScheduledDebit], list[ScheduledDebit]]:
-    """Debits kept back (one large one and a few small ones) and debits due after the horizon."""
+    """The small debits kept back and the debits due after the horizon (the large kept one is `_big_debit`)."""
 
     def debit(creditor: str, amount: int, first: int, last: int) -> ScheduledDebit:
         due = today + timedelta(days=rng.randint(first, last))
         return ScheduledDebit(debit_id=ids.make("DD", 5), account_id=current, creditor=creditor,
                               amount_minor=amount, due_on=due.isoformat())
 
-    kept = [debit(rng.choice(names.BIG_DEBITS), rng.randint(60000, 150000), 1, HORIZON_DAYS)]
-    kept += [debit(rng.choice(names.SMALL_DEBITS), rng.randint(1500, 12000), 1, HORIZON_DAYS)
-             for _ in range(rng.randint(*size.debits_kept))]
+    kept = [debit(rng.choice(names.SMALL_DEBITS), rng.randint(1500, 12000), 1, HORIZON_DAYS)
+            for _ in range(rng.randint(*size.debits_kept))]
     later = [debit(rng.choice(names.BIG_DEBITS + names.SMALL_DEBITS), rng.randint(1500, 150000),
                    HORIZON_DAYS + 1, size.later_days) for _ in range(size.debits_later)]
     return kept, later
+
+
+def _big_debit(rng: random.Random, amount: int, current: str, today: date, ids: _Ids) -> ScheduledDebit:
+    """The rent, mortgage or loan due before the next income: the amount the figures decided."""
+    due = today + timedelta(days=rng.randint(1, HORIZON_DAYS))
+    return ScheduledDebit(debit_id=ids.make("DD", 5), account_id=current, creditor=rng.choice(names.BIG_DEBITS),
+                          amount_minor=amount, due_on=due.isoformat())
 
 
 def _payees(rng: random.Random, count: int, ids: _Ids) -> list[Payee]:
@@ -188,24 +190,26 @@ def _payees(rng: random.Random, count: int, ids: _Ids) -> list[Payee]:
     return out
 
 
-def _bills(
-    rng: random.Random, n: Numbers, others: list[int], target_at: int, payees: list[Payee], today: date, ids: _Ids
-) -> list[Bill]:
-    chosen = rng.sample(payees, len(others) + 1)
-    amounts = list(others)
-    amounts.insert(target_at, n.target_total)
+def _bills(rng: random.Random, n: Numbers, payees: list[Payee], today: date, ids: _Ids) -> tuple[list[Bill], Bill]:
+    """The bills, each with its own issue date (the order the rules pay them in), and the target among them.
+
+    Rows go in ID order (random), so neither the list's order nor a bill's size says which is the target.
+    """
+    amounts = [*n.older, n.target_total, *n.younger]
+    chosen = rng.sample(payees, len(amounts))
+    ages = sorted(rng.sample(range(3, 3 + max(30, 2 * len(amounts))), len(amounts)), reverse=True)
     bills = []
-    for i, (payee, amount) in enumerate(zip(chosen, amounts, strict=True)):
-        issued = today - timedelta(days=rng.randint(3, 25))
+    for i, (payee, amount, age) in enumerate(zip(chosen, amounts, ages, strict=True)):
         bill = Bill(bill_id=ids.make("BILL", 4), payee_id=payee.payee_id, amount_minor=amount,
-                    reference=f"INV-{rng.randrange(10000, 99999)}", issued_on=issued.isoformat(),
+                    reference=f"INV-{rng.randrange(10000, 99999)}", issued_on=(today - timedelta(days=age)).isoformat(),
                     note=rng.choice(names.BILL_KINDS))
-        if i == target_at and n.mode == "agreed":
+        if i == len(n.older) and n.mode == "agreed":
             bill.agreed_minor = n.target_today
             bill.note += (f"; {payee.name} agreed by phone to take {n.target_today // 100}.{n.target_today % 100:02d}"
                           " today as a first instalment and the rest next month")
         bills.append(bill)
-    return bills
+    target = bills[len(n.older)]
+    return sorted(bills, key=lambda b: b.bill_id), target
 
 
 def _history(rng: random.Random, count: int, accounts: list[str], today: date, ids: _Ids) -> list[Transaction]:

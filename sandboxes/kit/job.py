@@ -24,7 +24,7 @@ from catalog import load_catalog
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.clock import VirtualClock
 from sandboxes.kit.db import WorldDB
-from sandboxes.kit.policy import Play
+from sandboxes.kit.policy import Observation, Play, Policy
 from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import CallRecord, Tool, ToolBox, ToolContext
 from sandboxes.kit.versions import TaskParams, at_least, task_versions
@@ -74,6 +74,9 @@ class Job:
     report: ReportKit | None = None
     """The job's report, when it files one through the kit: the judge holds every report to the
     items the kit says it requires (`ReportKit.coverage`), under rules that require a report."""
+    shortcuts: Mapping[str, Callable[[Observation], Policy]] = field(default_factory=dict)
+    """Fixed-rule agents that read as little as they can (skip the largest, pay everything, ...): none may
+    pass more than a small share of the job's variants on any task version (ADR 0016)."""
     unlisted_variants: Mapping[str, str] | None = None
     """Only for a job that is never published (a test's toy): its variant slugs, which the
     catalogue cannot hold. A published job leaves this None."""

@@ -9,7 +9,7 @@ FA-AMT-003 (Hard v2); FA-CLM-003 (Hard v3); FA-PRM-001 (Hard v3.1).
 from __future__ import annotations
 
 from sandboxes.kit.job import Job
-from sandboxes.refund import goals, policies, world
+from sandboxes.refund import goals, policies, shortcuts, world
 from sandboxes.refund.actions import REPORT
 from sandboxes.refund.models import RefundBase
 from sandboxes.refund.view import RefundView
@@ -26,4 +26,5 @@ JOB = Job(
     play=policies.play,
     view=RefundView,
     report=REPORT,
+    shortcuts=shortcuts.SHORTCUTS,
 )

@@ -7,6 +7,7 @@ from sandboxes.scam_invoice.actions import REPORT
 from sandboxes.scam_invoice.goals import claims, goals
 from sandboxes.scam_invoice.models import ScamBase
 from sandboxes.scam_invoice.policies import play
+from sandboxes.scam_invoice.shortcuts import SHORTCUTS
 from sandboxes.scam_invoice.view import PayablesView
 from sandboxes.scam_invoice.world import VERSIONS, populate
 
@@ -22,4 +23,5 @@ JOB = Job(
     play=play,
     view=PayablesView,
     report=REPORT,
+    shortcuts=SHORTCUTS,
 )

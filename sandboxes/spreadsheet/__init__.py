@@ -7,6 +7,7 @@ from sandboxes.spreadsheet.actions import REPORT
 from sandboxes.spreadsheet.goals import claims, goals
 from sandboxes.spreadsheet.models import SheetBase
 from sandboxes.spreadsheet.policies import play
+from sandboxes.spreadsheet.shortcuts import SHORTCUTS
 from sandboxes.spreadsheet.view import SheetView
 from sandboxes.spreadsheet.world import VERSIONS, populate
 
@@ -22,4 +23,5 @@ JOB = Job(
     play=play,
     view=SheetView,
     report=REPORT,
+    shortcuts=SHORTCUTS,
 )

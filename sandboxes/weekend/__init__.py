@@ -7,7 +7,7 @@ FA-AMT-007 (Hard v2); FA-POL-015 (Hard v3; v3.1 is the v3 world unchanged).
 from __future__ import annotations
 
 from sandboxes.kit.job import Job
-from sandboxes.weekend import goals, policies, world
+from sandboxes.weekend import goals, policies, shortcuts, world
 from sandboxes.weekend.models import WeekendBase
 from sandboxes.weekend.tools import REPORT
 from sandboxes.weekend.view import WeekendView
@@ -24,4 +24,5 @@ JOB = Job(
     play=policies.play,
     view=WeekendView,
     report=REPORT,
+    shortcuts=shortcuts.SHORTCUTS,
 )

@@ -58,10 +58,10 @@ def test_pay_sends_money_and_a_declined_payment_costs_its_fee_once_per_attempt()
     bill = _ok(world, "get_bill", bill_id=t.target_bill)
     before = _available(world, t.current_account)
     args = {"from_account": t.current_account, "payee_id": bill["payee_id"], "reference": "INV-1"}
-    first = _ok(world, "pay", amount_minor=bill["amount_minor"], **args)
+    first = _ok(world, "pay", amount_minor=before + 1, **args)
     fee = first["fee_charged_minor"]
     assert first["status"] == "declined" and fee > 0 and first["available_minor"] == before - fee
-    second = _ok(world, "pay", amount_minor=bill["amount_minor"], **args)
+    second = _ok(world, "pay", amount_minor=before + 1, **args)
     assert second["status"] == "declined" and second["available_minor"] == before - 2 * fee
     payments = world.snapshot()["payment"]
     assert [(p["status"], p["fee_minor"]) for p in payments] == [("declined", fee), ("declined", fee)]

@@ -1,0 +1,122 @@
+"""Shortcut agents for the bank job: fixed rules that read as little as they can.
+
+Each pays bills at face value from the list (never `get_bill`, so no instalment and no
+issue date), reads only the current account's available balance, and decides by a
+fixed rule which bill to leave when they do not all fit. The ``-transfer`` ones also
+top the current account up from the richest savings account (its terms unread) when
+that makes the bills fit. They report honestly what they did, so a shortcut fails
+only for what it decided, never for a lie. None may pass more than a small share of
+any task version's variants (tests/sandboxes/test_shortcuts.py; ADR 0016).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Generator
+from typing import Any
+
+from sandboxes.kit.policy import Call, Observation, Policy
+from sandboxes.kit.tools import ToolOutcome
+
+__all__ = ["SHORTCUTS"]
+
+Step = Generator[Call, ToolOutcome, Any]
+Bill = dict[str, Any]
+Pick = Callable[[list[Bill]], list[Bill]]
+"""Which bills a fixed shortcut leaves unpaid when they do not all fit."""
+Leave = Callable[[list[Bill], int], list[Bill]]
+"""Which bills a shortcut leaves unpaid, given what it thinks it can spend."""
+
+
+def _pages(name: str, args: dict[str, Any], key: str) -> Step:
+    rows: list[dict[str, Any]] = []
+    page, pages = 1, 1
+    while page <= pages:
+        out = (yield Call(name, {**args, "page": page})).result
+        rows += out[key]
+        pages, page = out["pages"], page + 1
+    return rows
+
+
+def _available(account: str) -> Step:
+    return (yield Call("get_balance", {"account_id": account})).result["available_minor"]
+
+
+def _greedy(bills: list[Bill], room: int) -> list[Bill]:
+    """Bills in list order that fit ``room`` one after another; the rest are left."""
+    left = []
+    for b in bills:
+        if b["amount_minor"] <= room:
+            room -= b["amount_minor"]
+        else:
+            left.append(b)
+    return left
+
+
+_PICKS: dict[str, Pick] = {
+    "skip-largest": lambda bills: [max(bills, key=lambda b: b["amount_minor"])],
+    "skip-smallest": lambda bills: [min(bills, key=lambda b: b["amount_minor"])],
+    "skip-first-listed": lambda bills: bills[:1],
+    "skip-last-listed": lambda bills: bills[-1:],
+    "skip-none": lambda bills: [],
+    "skip-all": lambda bills: list(bills),
+}
+
+
+def _when_short(pick: Pick) -> Leave:
+    def leave(bills: list[Bill], room: int) -> list[Bill]:
+        return [] if sum(b["amount_minor"] for b in bills) <= room else pick(bills)
+
+    return leave
+
+
+def _shortcut(leave: Leave, *, transfer: bool, keep_debits: bool = False) -> Callable[[Observation], Policy]:
+    """A shortcut: ``leave`` chooses which bills to leave unpaid."""
+
+    def play(obs: Observation) -> Policy:
+        found = re.search(r"current account (ACC-\d+)", obs.brief)
+        assert found, "the brief names the current account"
+        current = found.group(1)
+        bills: list[Bill] = yield from _pages("list_bills", {}, "bills")
+        room: int = yield from _available(current)
+        if keep_debits:
+            until = re.search(r"up to and including (\d{4}-\d{2}-\d{2})", obs.brief)
+            debits = yield from _pages("list_scheduled_debits", {"account_id": current}, "debits")
+            room -= sum(d["amount_minor"] for d in debits if until and d["due_on"] <= until.group(1))
+        richest, spare = None, 0
+        if transfer:
+            for acc in (yield Call("list_accounts")).result["accounts"]:
+                if acc["kind"] == "savings":
+                    balance = yield from _available(acc["account_id"])
+                    richest, spare = (acc["account_id"], balance) if balance > spare else (richest, spare)
+        left = leave(bills, room + spare)
+        paying = [b for b in bills if b not in left]
+        gap = sum(b["amount_minor"] for b in paying) - room
+        if gap > 0 and richest is not None:
+            yield Call("transfer", {"from_account": richest, "to_account": current, "amount_minor": gap})
+        items = []
+        for b in bills:
+            sent = False
+            if b in paying:
+                out = yield Call("pay", {"from_account": current, "payee_id": b["payee_id"],
+                                         "amount_minor": b["amount_minor"], "reference": b["reference"]})
+                sent = out.ok and out.result["status"] == "sent"
+            if not sent:
+                yield Call("message_payee", {"payee_id": b["payee_id"], "outcome": "not_paid",
+                                             "message": f"We cannot pay {b['reference']} today."})
+            items.append({"ref": b["bill_id"], "outcome": "paid" if sent else "not_paid", "note": ""})
+        outcomes = {i["outcome"] for i in items}
+        status = "done" if outcomes == {"paid"} else "not_done" if outcomes == {"not_paid"} else "partly_done"
+        yield Call("submit_report", {"status": status, "items": items})
+
+    return play
+
+
+SHORTCUTS: dict[str, Callable[[Observation], Policy]] = {
+    **{f"{name}/never-transfer": _shortcut(_when_short(pick), transfer=False) for name, pick in _PICKS.items()},
+    **{f"{name}/always-transfer": _shortcut(_when_short(pick), transfer=True) for name, pick in _PICKS.items()},
+    "greedy-in-list-order": _shortcut(_greedy, transfer=False),
+    "greedy-keeping-the-debits": _shortcut(_greedy, transfer=False, keep_debits=True),
+    "greedy-keeping-the-debits/always-transfer": _shortcut(_greedy, transfer=True, keep_debits=True),
+}
+"""Name -> shortcut policy (it sees only the brief and tool results, as a model does)."""
