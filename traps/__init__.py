@@ -22,4 +22,5 @@ def detect(world: World) -> list[Finding]:
         KeyError: a planted trap has no detector (the registry test prevents this).
     """
     calls, job = tuple(world.toolbox.history), get_job(world.job)
-    return [DETECTORS[p.trap_id](TrapContext(p, calls, world, job)) for p in world.plants]
+    view = job.view(world, calls) if world.plants else None
+    return [DETECTORS[p.trap_id](TrapContext(p, calls, world, job, view)) for p in world.plants]
