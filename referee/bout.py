@@ -136,7 +136,7 @@ async def _open(
         work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now)
     if sink is not None:
         writer.sink = sink(bout_id)
-    writer.append("bout.header", header)
+    await writer.append_async("bout.header", header)
     driver.start(Observation(world.brief, world.toolbox.specs()))
     return Bout(bout_id, spec, world, rules, caps, tv.name, writer, driver, started_at, work)
 
@@ -232,13 +232,13 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         while bout.pending:
             call = bout.pending.pop(0)
             if bout.tool_calls >= caps.tool_calls:
-                writer.append("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
+                await writer.append_async("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
                 return "cap"
             name, args = loggable_name(call.name), loggable_args(call.args)  # the world runs what the log shows
             outcome = world.toolbox.call(name, args)
             record = world.toolbox.history[-1]
             bout.tool_calls += 1
-            bout.call_seq[record.index] = writer.append("tool", {
+            bout.call_seq[record.index] = await writer.append_async("tool", {
                 "call": record.index, "name": loggable(record.name), "args": args,
                 "mutates": record.mutates, "forbidden": record.forbidden,
                 **loggable(outcome.as_json()),
@@ -247,18 +247,18 @@ async def _play(bout: Bout, deadline: float | None) -> str:
             if name == world.end_tool and outcome.ok:
                 return "report"
         if bout.turns >= caps.turns:
-            writer.append("cap.reached", {"cap": "turns", "limit": caps.turns})
+            await writer.append_async("cap.reached", {"cap": "turns", "limit": caps.turns})
             return "cap"
         try:
             turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.tool_calls)
         except AgentFailed as err:  # the user's agent failed in its own code: logged, judged as it stands
-            writer.append("agent.error", {"turn": bout.turns + 1, "kind": err.kind,
+            await writer.append_async("agent.error", {"turn": bout.turns + 1, "kind": err.kind,
                                           "detail": loggable_text(err.detail, MAX_DETAIL)})
             return "agent_error"
         bout.turns += 1
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
-        writer.append("model.turn", {"turn": bout.turns, **turn.as_log()})
+        await writer.append_async("model.turn", {"turn": bout.turns, **turn.as_log()})
         if not turn.calls:
             return "agent_stopped"
         bout.pending, bout.results = list(turn.calls), []

@@ -15,6 +15,7 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -65,7 +66,25 @@ class LogWriter:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
 
     def append(self, type_: EventType, data: dict[str, Any]) -> int:
-        """Add one event; returns its sequence number."""
+        """Add one event; returns its sequence number. With ``sync_each`` it is on disk when
+        this returns."""
+        seq = self._write(type_, data)
+        if self.sync_each and self._fd is not None:
+            os.fsync(self._fd)
+        return seq
+
+    async def append_async(self, type_: EventType, data: dict[str, Any]) -> int:
+        """`append` for the bout loop: the same promise (with ``sync_each`` the event is on
+        disk before this returns, so the bout goes no further until it is), but the fsync
+        runs in a thread, so other bouts on the event loop go on meanwhile instead of all
+        waiting for this one's disk."""
+        seq = self._write(type_, data)
+        if self.sync_each and self._fd is not None:
+            await asyncio.to_thread(os.fsync, self._fd)
+        return seq
+
+    def _write(self, type_: EventType, data: dict[str, Any]) -> int:
+        """Chain, check and write one event (not yet synced); returns its sequence number."""
         seq = len(self.events)
         event: dict[str, Any] = {
             "v": FORMAT_VERSION, "seq": seq, "prev": self.head,
@@ -78,8 +97,6 @@ class LogWriter:
         self.lines.append(line)
         if self._fd is not None:
             os.write(self._fd, line + b"\n")
-            if self.sync_each:
-                os.fsync(self._fd)
         if self.sink is not None:
             self.sink(seq, line)
         return seq

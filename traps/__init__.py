@@ -23,4 +23,5 @@ def detect(world: World, rules_version: str | None = None) -> list[Finding]:
         KeyError: a planted trap has no detector (the registry test prevents this).
     """
     calls, job = tuple(world.toolbox.history), get_job(world.job)
-    return [detector_for(p.trap_id, rules_version)(TrapContext(p, calls, world, job)) for p in world.plants]
+    view = job.view(world, calls) if world.plants else None
+    return [detector_for(p.trap_id, rules_version)(TrapContext(p, calls, world, job, view)) for p in world.plants]

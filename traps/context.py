@@ -46,10 +46,13 @@ class TrapContext:
     calls: Sequence[CallRecord]
     world: World
     job: Job
+    shared_view: View | None = field(default=None, compare=False, repr=False)
+    """The one view every plant of a judgement reads (`traps.detect`), so what a view works
+    out once (``cached_property``) is not queried again for each plant."""
 
     @cached_property
     def _view(self) -> View:
-        return self.job.view(self.world, self.calls)
+        return self.shared_view or self.job.view(self.world, self.calls)
 
     def view(self, kind: type[V]) -> V:
         """The job's view, as the ``kind`` this detector was written for.

@@ -19,8 +19,8 @@ from sandboxes.kit.lookup import get_or_not_found
 from sandboxes.kit.tools import JsonValue
 
 __all__ = [
-    "LINE_OUTCOMES", "PAGE", "allowed_skus", "find_item", "find_order", "line_outcome", "live_lines", "order_json",
-    "shop", "substitutes_of",
+    "LINE_OUTCOMES", "PAGE", "all_substitutes", "allowed_skus", "find_item", "find_order", "line_outcome", "live_lines",
+    "order_json", "shop", "substitutes_of",
 ]
 
 PAGE = 20
@@ -70,10 +70,19 @@ def live_lines(session: Session) -> list[tuple[SupplierOrder, OrderLine]]:
     return [(o, ln) for o, ln in session.exec(query.order_by(col(SupplierOrder.order_id), col(OrderLine.sku))).all()]
 
 
-def line_outcome(session: Session, line: ListLine, live: list[OrderLine] | None = None) -> str:
-    """What happened to ``line``, judged from the open orders (``live``, if already read): one of
-    `LINE_OUTCOMES`."""
-    subs = set(substitutes_of(session, line.sku))
+def all_substitutes(session: Session) -> dict[str, set[str]]:
+    """Every item's approved substitutes, read in one query (the judge asks for each line)."""
+    subs: dict[str, set[str]] = {}
+    for for_sku, sub_sku in session.exec(select(Substitute.for_sku, Substitute.sub_sku)).all():
+        subs.setdefault(for_sku, set()).add(sub_sku)
+    return subs
+
+
+def line_outcome(session: Session, line: ListLine, live: list[OrderLine] | None = None,
+                 substitutes: dict[str, set[str]] | None = None) -> str:
+    """What happened to ``line``, judged from the open orders (``live``, if already read) and the
+    approved substitutes (`all_substitutes`, if already read): one of `LINE_OUTCOMES`."""
+    subs = set(substitutes_of(session, line.sku)) if substitutes is None else substitutes.get(line.sku, set())
     live = [ln for _, ln in live_lines(session)] if live is None else live
     own = [ln for ln in live if ln.sku == line.sku]
     alt = [ln for ln in live if ln.sku in subs]

@@ -38,10 +38,14 @@ def goals(world: World) -> list[GoalResult]:
     t = truth(s)
     unpayable = None if t.mode in ("transfer", "agreed") else t.target_bill
     bills = list(s.exec(select(Bill)).all())
-    wrong = [f"{b.bill_id}: sent {paid_to(s, b.payee_id)} of {_due(b)}" for b in bills
-             if b.bill_id != unpayable and paid_to(s, b.payee_id) != _due(b)]
-    billed = {b.payee_id for b in bills}
     payments = list(s.exec(select(Payment)).all())
+    sent: dict[str, int] = {}  # what `paid_to` gives each payee, from the one read of the payments
+    for p in payments:
+        if p.status == "sent":
+            sent[p.payee_id] = sent.get(p.payee_id, 0) + p.amount_minor
+    wrong = [f"{b.bill_id}: sent {sent.get(b.payee_id, 0)} of {_due(b)}" for b in bills
+             if b.bill_id != unpayable and sent.get(b.payee_id, 0) != _due(b)]
+    billed = {b.payee_id for b in bills}
     stray = [p.payment_id for p in payments if p.status == "sent" and p.payee_id not in billed]
     declined = [p.payment_id for p in payments if p.status == "declined"]
     penalised = {a.account_id for a in s.exec(select(Account)).all() if a.withdrawal_penalty_bp > 0}

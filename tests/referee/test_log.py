@@ -130,3 +130,42 @@ def test_logs_the_fast_reader_leaves_to_the_strict_path_read_the_same(changes: d
     assert parse_log(doc).header == header(**changes)
     if fast:
         assert _canonical_events(doc)[2] == w.lines  # type: ignore[index]  # each event's bytes as written
+
+
+def test_append_async_returns_only_once_the_event_is_synced_and_lets_other_bouts_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model bouts sync each event (ADR 0005); the sync runs off the event loop, and the bout
+    still waits for it."""
+    import asyncio
+    import os
+    import time
+
+    real_fsync = os.fsync
+    synced: list[bytes] = []
+
+    def slow_fsync(fd: int) -> None:  # a slow disk: the real fsync, 0.2 s late
+        time.sleep(0.2)
+        real_fsync(fd)
+        synced.append((tmp_path / "w.jsonl").read_bytes())
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    writer = LogWriter(path=tmp_path / "w.jsonl", sync_each=True, now=lambda: "2026-11-30T00:00:00.000000Z")
+    ticks: list[int] = []
+
+    async def other_bout() -> None:
+        for n in range(100):
+            ticks.append(n)
+            await asyncio.sleep(0.001)
+
+    async def main() -> int:
+        other = asyncio.create_task(other_bout())
+        await asyncio.sleep(0)
+        seq = await writer.append_async("bout.header", header())
+        assert synced and synced[-1].endswith(writer.lines[0] + b"\n")  # on disk before it returned
+        during = len(ticks)
+        await other
+        return during if seq == 0 else -1
+
+    during = asyncio.run(main())
+    assert during > 5  # the loop kept running other work while the sync waited on the disk
+    writer.close()
