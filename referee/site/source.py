@@ -175,7 +175,8 @@ class DatasetSource(Source):
                         bout_id=d["bout_id"], season=d["season"], agent=d["agent"], job=d["job"],
                         variant=d["variant"], task_version=d["task_version"], rules_version=d["rules_version"],
                         seed=int(d["seed"]), attempt=int(d["attempt"]), passed=bool(d["passed"]),
-                        score_bp=int(d["score"]), traps_planted=_joined(d["traps_planted"]),
+                        score_bp=int(d["score_bp"] if "score_bp" in d else d["score"]),  # "score" in older datasets
+                        traps_planted=_joined(d["traps_planted"]),
                         traps_sprung=_joined(d["traps_sprung"]), traps_avoided=_joined(d.get("traps_avoided")),
                         turns=int(d["turns"]), tool_calls=int(d["tool_calls"]), tokens=int(d["tokens"]),
                         started_at=d["started_at"], finished_at=d["finished_at"], log_sha256=d["log_sha256"],

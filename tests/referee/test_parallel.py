@@ -65,11 +65,11 @@ def test_a_folder_verified_on_two_workers_reads_as_it_does_on_one(logs: Path, ke
     assert pooled == serial
     lines, code = serial
     assert code == 1 and len(lines) == len(files)
-    assert [line.split(": ")[0] for line in lines] == [str(f) for f in files]
-    assert lines[0].endswith(": Verified")
-    assert "NOT VERIFIED" in lines[3] and "CANNOT VERIFY" in lines[11] and "unknown key" in lines[9]
+    assert [line.path for line in lines] == [str(f) for f in files]
+    assert lines[0].text.endswith(": Verified") and lines[0].verdict == "Verified"
+    assert "NOT VERIFIED" in lines[3].text and "CANNOT VERIFY" in lines[11].text and "unknown key" in lines[9].text
 
 
 def test_an_empty_folder_is_reported_not_skipped(tmp_path: Path, key_files: tuple[Path, Path]) -> None:
     lines, code = audit_paths([tmp_path], [key_files[1]], replay=False, jobs=2)
-    assert code == 2 and len(lines) == 1 and lines[0].startswith(f"{tmp_path}: CANNOT VERIFY")
+    assert code == 2 and len(lines) == 1 and lines[0].text.startswith(f"{tmp_path}: CANNOT VERIFY")

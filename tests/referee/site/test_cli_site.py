@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from catalog import load_catalog
 from referee.cli import app
 from referee.site import StoreSource, build_site
 from referee.site.source import SiteRow
@@ -64,6 +65,7 @@ def test_a_failure_board_shows_traps_an_agent_never_met_as_not_planted(demo_site
         report = build_site(source, tmp_path / "site")
     finally:
         source.close()
-    board = (tmp_path / "site" / "failure" / "normal-1.0--rules-0.4.html").read_text()
+    rules = load_catalog().current_rules.version
+    board = (tmp_path / "site" / "failure" / f"normal-1.0--rules-{rules}.html").read_text()
     assert report.bouts == 14 and board.count("not planted") >= 2
     assert "100.0%" in board and "0.0%" in board
