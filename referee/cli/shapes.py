@@ -348,6 +348,46 @@ class Demo(Shape):
     exit_code: int
 
 
+class BoutListEntry(Shape):
+    """One bout of `arena bout list`: finished (verdict, traps) or paused (why, so far)."""
+
+    bout_id: str
+    status: Literal["finished", "paused"]
+    season: str | None
+    agent: str
+    job: str
+    task_version: str
+    rules_version: str
+    seed: int
+    attempt: int
+    turns: int
+    tool_calls: int
+    variant: str | None = None
+    passed: bool | None = None
+    score_bp: int | None = None
+    traps_planted: list[str] | None = None
+    traps_sprung: list[str] | None = None
+    tokens: int | None = None
+    cost_micro_usd: int | None = None
+    finished_at: str | None = None
+    paused: str | None = None
+    detail: str | None = None
+
+
+class SiteBuild(Shape):
+    """What `arena site build` wrote: a rebuild writes only what changed."""
+
+    out: str
+    bouts: int
+    bouts_rendered: int
+    files: int
+    written: int
+    unchanged: int
+    removed: int
+    largest_page: str
+    largest_bytes: int
+
+
 class PausedEntry(Shape):
     bout_id: str
     season: str
@@ -379,6 +419,7 @@ SHAPES: dict[str, Any] = {
     "verify": Audit, "replay": Audit, "bout show": BoutShow, "demo": Demo,
     "season new": SeasonNew, "season status": dict[str, int], "season publish": Export, "export": Export,
     "board": Board, "dataset verify": DatasetVerify, "worker": Worker, "store upgrade": StoreUpgrade,
+    "bout list": list[BoutListEntry], "site build": SiteBuild,
     "jobs": list[Job], "versions": Versions, "paused list": list[PausedEntry], "paused discard": PausedDiscard,
 }
 """Command -> the shape of what it prints with --json (streaming commands: of each line)."""

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.options import DbOpt, KeyOpt, _fail
+from referee.cli.options import DbOpt, JsonOpt, KeyOpt, _echo_json, _fail
 
 site_app = typer.Typer(help="The static site: boards, bouts, catalogue, rules, runs.", no_args_is_help=True)
 
@@ -15,11 +15,12 @@ OutOpt = Annotated[Path, typer.Option(help="The site's folder (made if missing; 
                                            "changed).")]
 SeasonOpt = Annotated[str | None, typer.Option(help="Only this season's bouts (default: every bout in the store).")]
 DatasetOpt = Annotated[Path | None, typer.Option(help="Build from a published dataset folder instead of the store.")]
-JobsOpt = Annotated[int, typer.Option(min=1, max=256, help="Processes that verify and render bout pages.")]
+JobsOpt = Annotated[int, typer.Option("--processes", "-j", min=1, max=256,
+                                      help="Processes that verify and render bout pages.")]
 
 
 def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, key: list[Path] | None,
-           jobs: int = 1, quiet: bool = False) -> None:
+           jobs: int = 1, quiet: bool = False, as_json: bool = False) -> None:
     from referee.errors import ArenaError
     from referee.home import ensure_folder
     from referee.site import build_site, open_source
@@ -34,7 +35,11 @@ def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, 
         _fail(str(err))
     finally:
         source.close()
-    if not quiet:
+    if as_json:
+        _echo_json({"out": str(out), "bouts": report.bouts, "bouts_rendered": report.bouts_rendered,
+                    "files": report.files, "written": report.written, "unchanged": report.unchanged,
+                    "removed": report.removed, "largest_page": report.largest[0], "largest_bytes": report.largest[1]})
+    elif not quiet:
         typer.echo(f"{out}: {report.bouts} bouts ({report.bouts_rendered} bout pages rendered), {report.files} files: "
                    f"{report.written} written, {report.unchanged} unchanged, {report.removed} removed; "
                    f"largest page {report.largest[0]} ({report.largest[1]:,} bytes)")
@@ -43,9 +48,9 @@ def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, 
 
 @site_app.command("build")
 def build(out: OutOpt, db: DbOpt = None, season: SeasonOpt = None, dataset: DatasetOpt = None,
-          key: KeyOpt = None, jobs: JobsOpt = 1) -> None:
+          key: KeyOpt = None, jobs: JobsOpt = 1, as_json: JsonOpt = False) -> None:
     """Build the site from the store (or one season, or a published dataset) into --out."""
-    _build(out, db, season, dataset, key, jobs)
+    _build(out, db, season, dataset, key, jobs, as_json=as_json)
 
 
 @site_app.command("serve")

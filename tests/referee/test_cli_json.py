@@ -88,6 +88,10 @@ def test_every_command_prints_its_documented_shape(tmp_path: Path, arena_home: P
     verified = run("dataset verify", str(tmp_path / "pub"))
     assert verified["verified"] and "shipped" in str(verified["keys"])
     assert run("export", "--out", str(tmp_path / "all"))["bouts"] == 4
+    listed = run("bout list")
+    assert len(listed) == 4 and {b["status"] for b in listed} == {"finished"}
+    assert run("site build", "--out", str(tmp_path / "site"))["bouts"] == 4
+    assert run("site build", "--out", str(tmp_path / "site"))["written"] == 0  # nothing changed
     assert run("worker", "--season", "s1")["finished"] == 0
     assert run("store upgrade")["after"] == run("store upgrade")["before"]
     assert run("paused list") == []
@@ -103,3 +107,21 @@ def test_demo_prints_its_documented_shape(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delitem(JOBS, "toy")
     demo = check("demo", "--attempts", "1")
     assert demo["bouts"] == demo["verified"] and demo["exit_code"] == 0
+
+
+SERVERS = {"site serve", "serve mcp"}
+"""Long-running servers: they print where they listen, not a result."""
+
+
+def test_every_command_but_the_servers_has_a_documented_shape() -> None:
+    """A command added without a JSON shape fails here, so `--json` stays everywhere."""
+    import typer.main
+
+    def names(group: Any, prefix: str = "") -> set[str]:  # Typer's own click: groups by their commands
+        out: set[str] = set()
+        for name, command in group.commands.items():
+            full = f"{prefix}{name}"
+            out |= names(command, full + " ") if hasattr(command, "commands") else {full}
+        return out
+
+    assert names(typer.main.get_command(app)) - SERVERS == set(SHAPES)
