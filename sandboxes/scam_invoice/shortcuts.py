@@ -8,26 +8,15 @@ share of any task version's variants (tests/referee/test_shortcuts.py; ADR 0016)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 from sandboxes.kit.policy import Call, Observation, Policy
-from sandboxes.kit.tools import ToolOutcome
 from sandboxes.scam_invoice import reading as r
+from sandboxes.scam_invoice.policies import Steps, _pages  # the oracle's own paging, not a copy
 
 __all__ = ["SHORTCUTS"]
 
-Steps = Generator[Call, ToolOutcome, Any]
-
-
-def _pages(name: str, key: str) -> Steps:
-    rows: list[dict[str, Any]] = []
-    page, pages = 1, 1
-    while page <= pages:
-        out = (yield Call(name, {"page": page})).result
-        rows += out[key]
-        page, pages = page + 1, out["pages"]
-    return rows
 
 
 def _account(rule: str, invoice: dict[str, Any]) -> Steps:
