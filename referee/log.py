@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from referee.canonical import PlainScanner, canonical_bytes, plain_dumps, plain_text, sha256_hex, strict_loads
+from referee.canonical import canonical_bytes, plain_dumps, plain_loads, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 from referee.events import BodyEvent, Event, HeaderEvent, ResultEvent, validate_event
 
@@ -200,47 +199,35 @@ def read_events(events: list[Any], lines: Sequence[bytes] | None = None) -> tupl
     return head, typed
 
 
-_DOC_START = re.compile(r'\{"chain_head":"([0-9a-f]{64})","events":\[')
-_DOC_END = f',"v":{FORMAT_VERSION}}}'
+_DOC_HEAD = b'{"chain_head":'
+_DOC_EVENTS = b',"events":['
+_DOC_END = b'],"v":%d}' % FORMAT_VERSION
 
 
 def _canonical_events(document: bytes) -> tuple[str, list[Any], list[bytes]] | None:
     """The chain head, events and each event's bytes of a document that is exactly the
-    canonical form `LogWriter.document` writes, read in one pass of the C scanner and
-    checked with one serialisation; None whenever that is not shown (the strict path then
-    reads it again and says what is wrong).
+    canonical form `LogWriter.document` writes, read by `plain_loads` and checked by
+    serialising each event once with `plain_dumps`; None whenever that is not shown (the
+    strict path then reads it again and says what is wrong).
 
-    Each event is scanned on its own so its bytes are known without serialising it again:
-    once the whole document is proved canonical, each event's slice is its canonical bytes.
+    The document's bytes must be its head, the events' serialisations joined by commas, and
+    its end, exactly: then the whole is canonical (JCS orders "chain_head" < "events" < "v")
+    and each event's serialisation is its slice of the document, the bytes that were hashed.
     """
-    text = plain_text(document)
-    start = _DOC_START.match(text) if text is not None else None
-    if text is None or start is None:
-        return None
-    events: list[Any] = []
-    spans: list[tuple[int, int]] = []
-    pos = start.end()
     try:
-        while True:
-            event, end = PlainScanner.scan(text, pos)
-            events.append(event)
-            spans.append((pos, end))
-            pos = end + 1
-            if text[end] == "]":
-                break
-            if text[end] != ",":
-                return None
-    except (ValueError, IndexError):
+        doc = plain_loads(document)
+        events, head = doc["events"], doc["chain_head"]
+    except (ValueError, TypeError, KeyError):
         return None
-    if text[pos:] != _DOC_END:
+    if events.__class__ is not list or head.__class__ is not str:
         return None
-    if plain_dumps({"chain_head": start[1], "events": events, "v": FORMAT_VERSION}) != document:
+    lines = [plain_dumps(event) for event in events]
+    spelled = plain_dumps(head)
+    if spelled is None or None in lines:
         return None
-    if len(text) == len(document):  # ASCII: character offsets are byte offsets
-        lines = [document[a:b] for a, b in spans]
-    else:
-        lines = [text[a:b].encode("utf-8") for a, b in spans]
-    return start[1], events, lines
+    if document != b"%b%b%b%b%b" % (_DOC_HEAD, spelled, _DOC_EVENTS, b",".join(lines), _DOC_END):  # type: ignore[arg-type]
+        return None
+    return head, events, lines  # type: ignore[return-value]
 
 
 def parse_log(document: bytes) -> BoutLog:

@@ -163,16 +163,13 @@ def test_values_outside_the_plain_subset_go_through_rfc8785() -> None:
 
 def _plain_read(data: bytes) -> tuple[bool, Any]:
     """What the canonical reader's fast path makes of ``data``: (accepted, value)."""
-    from referee.canonical import PlainScanner, plain_dumps, plain_text
+    from referee.canonical import plain_dumps, plain_loads
 
-    text = plain_text(data)
-    if text is None:
-        return False, None
     try:
-        value, end = PlainScanner.scan(text, 0)
+        value = plain_loads(data)
     except ValueError:
         return False, None
-    return end == len(text) and plain_dumps(value) == data, value
+    return plain_dumps(value) == data, value
 
 
 def _strict_read(data: bytes) -> tuple[bool, Any]:
@@ -191,6 +188,9 @@ def _strict_read(data: bytes) -> tuple[bool, Any]:
     b"[true,false,null]", b"[True]", '{"é":1,"z":2}'.encode(), '{"z":1,"é":2}'.encode(),
     '{"\U0001f600":1,"\ufb33":2}'.encode(), '{"\ufb33":2,"\U0001f600":1}'.encode(), b'"\xff"',
     b'"\xed\xa0\x80"', '["\u2028"]'.encode(), b'["\x7f"]', b"[" * 50_000, b"[[]]", b"{}", b'"x"', b"",
+    b'{"b":1,"a":2}', b'{"a":{"d":1,"c":2}}', b'{"a":[{"b":1,"a":1}]}', b"[-9007199254740992]", b"[-9007199254740991]",
+    b'["\\b\\f"]', b'["\\u0008"]', b"[1E3]", b"[1.0]", b"[-0.0]", b"[1e+16]", b'{"a" :1}', b'{"a":1} ', b"\xef\xbb\xbf{}",
+    b'{"a":1,"b":{"a":1,"a":2}}', b'[1,"\\u00e9"]', b'["\\ud83d\\ude02"]', b'{"\\u0061":1}',
 ])
 def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(data: bytes) -> None:
     fast_ok, fast_value = _plain_read(data)
@@ -202,7 +202,8 @@ def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(dat
 def test_the_fast_reader_takes_the_common_case() -> None:
     assert _plain_read(b'{"a":[1,-2,"\\n",true,null],"b":"\xc3\xa9"}') == (True, {"a": [1, -2, "\n", True, None],
                                                                                  "b": "é"})
-    for data in (b"[1.5]", b'{"a":1,"a":1}', b"[9007199254740991]", '{"\ufb33":2}'.encode()):
+    assert _plain_read(b"[9007199254740991,-9007199254740991]")[0]
+    for data in (b"[1.5]", b'{"a":1,"a":1}', b"[9007199254740992]", '{"\ufb33":2}'.encode(), b'{"b":1,"a":2}'):
         assert not _plain_read(data)[0]  # the strict path decides these
 
 
@@ -214,3 +215,14 @@ def test_the_fast_reader_agrees_on_every_canonical_value(value: Any) -> None:
     if fast_ok:
         assert fast_value == value
         assert strict_loads(once) == fast_value
+
+
+def test_the_fast_writer_escapes_every_character_below_u_e000_as_jcs_does() -> None:
+    """`plain_dumps` (pydantic-core) and RFC 8785 spell every string the fast reader can meet alike:
+    one string holding each code point below U+E000 but the surrogates, and each alone."""
+    from referee.canonical import plain_dumps
+
+    chars = [chr(c) for c in range(0xE000) if not 0xD800 <= c < 0xE000]
+    assert plain_dumps("".join(chars)) == rfc8785.dumps("".join(chars))
+    for c in chars[:0x100]:
+        assert plain_dumps({c: [c, 1, -1, True, None, {}]}) == rfc8785.dumps({c: [c, 1, -1, True, None, {}]})
