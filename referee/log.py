@@ -20,15 +20,20 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
+from hashlib import sha256
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import CoreConfig, SchemaValidator
 
 from referee.canonical import canonical_bytes, plain_dumps, plain_loads, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 from referee.events import BodyEvent, Event, HeaderEvent, ResultEvent, validate_event
 
 __all__ = [
-    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_events",
+    "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "check_events", "parse_log", "read_events",
     "read_working_log", "utc_now",
 ]
 
@@ -133,12 +138,19 @@ class LogWriter:
 
 @dataclass(frozen=True)
 class BoutLog:
-    """A finished log, chain-checked and validated: ``events`` are the objects as hashed,
-    ``typed`` the same events as their models (`referee.events`), which readers use."""
+    """A finished log, chain-checked and of this arena's shape: ``events`` are the objects as
+    hashed, ``typed`` the same events as their models (`referee.events`), which readers use.
+
+    The models are built when first asked for: `parse_log` has already checked every event
+    against the same schema, and verifying a log needs only its header's plain fields.
+    """
 
     events: tuple[dict[str, Any], ...]
     chain_head: str
-    typed: tuple[Event, ...]
+
+    @cached_property
+    def typed(self) -> tuple[Event, ...]:
+        return tuple(validate_event(i, event) for i, event in enumerate(self.events))
 
     @property
     def start(self) -> HeaderEvent:
@@ -171,8 +183,52 @@ class BoutLog:
         return [e for e in self.events if e["type"] == type_]
 
 
-def read_events(events: list[Any], lines: Sequence[bytes] | None = None) -> tuple[str, list[Event]]:
-    """Chain-check and validate events in order; returns the chain head and the typed events.
+def _fields_only(schema: Any, configs: list[dict[str, Any]]) -> Any:
+    """A copy of a pydantic core schema with each model replaced by its fields (each model's
+    config collected in ``configs``): the same checks, but validating builds plain tuples
+    instead of model instances, which is most of a model's cost."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "model":
+            configs.append({k: v for k, v in schema.get("config", {}).items() if k != "title"})
+            inner = _fields_only(schema["schema"], configs)
+            return {**inner, "ref": schema["ref"]} if "ref" in schema else inner
+        return {key: _fields_only(value, configs) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_fields_only(item, configs) for item in schema]
+    return schema
+
+
+def _shape_validator() -> SchemaValidator:
+    """The event schema without its models. A model's config (strict, no extra members) is
+    what its fields are built with, so it becomes the whole validator's config; every event
+    model shares one (``referee.events._STRICT``), and a model with another would make this
+    check differ from `validate_event`, so that refuses to start."""
+    configs: list[dict[str, Any]] = []
+    schema = _fields_only(TypeAdapter(Event).core_schema, configs)
+    if not configs or any(c != configs[0] for c in configs) or configs[0].get("strict") is not True:
+        raise RuntimeError("every event model must share one strict config for the shape check")
+    return SchemaValidator(schema, CoreConfig(**configs[0]))  # type: ignore[typeddict-item]
+
+
+_SHAPE = _shape_validator()
+_EVENT_KEYS = frozenset({"v", "seq", "prev", "type", "at", "data"})
+
+
+def _check_shape(i: int, event: dict[str, Any]) -> None:
+    """`validate_event` without building the model; on a refusal the model's own validation
+    runs, so the error is worded exactly as `validate_event` words it.
+
+    Raises:
+        LogShapeError: the event is not of the shape this arena writes.
+    """
+    try:
+        _SHAPE.validate_python(event)
+    except ValidationError:
+        validate_event(i, event)
+
+
+def check_events(events: list[Any], lines: Sequence[bytes] | None = None) -> str:
+    """Chain-check and shape-check events in order, building no models; returns the chain head.
 
     Each event must be the one after the last: its own sequence number, the previous
     event's hash, and a shape this arena writes. Header first, nothing else as a header.
@@ -183,20 +239,28 @@ def read_events(events: list[Any], lines: Sequence[bytes] | None = None) -> tupl
         LogCorrupt: the first event that is not.
     """
     head = GENESIS
-    typed: list[Event] = []
     for i, event in enumerate(events):
-        if not isinstance(event, dict) or set(event) != {"v", "seq", "prev", "type", "at", "data"}:
+        if not isinstance(event, dict) or event.keys() != _EVENT_KEYS:
             raise LogCorrupt(f"event {i} is not an event object")
         if event["prev"] != head:
             raise LogCorrupt(f"hash chain broken at event {i}")
-        model = validate_event(i, event)
-        if model.seq != i:
+        _check_shape(i, event)  # so "seq" is an int and "type" one of the event types
+        if event["seq"] != i:
             raise LogCorrupt(f"event {i} has the wrong version or sequence number")
-        if (i == 0) != isinstance(model, HeaderEvent):
+        if (i == 0) != (event["type"] == "bout.header"):
             raise LogCorrupt("a log starts with its header, and has one")
-        typed.append(model)
-        head = sha256_hex(canonical_bytes(event) if lines is None else lines[i])
-    return head, typed
+        head = sha256(canonical_bytes(event) if lines is None else lines[i]).hexdigest()
+    return head
+
+
+def read_events(events: list[Any], lines: Sequence[bytes] | None = None) -> tuple[str, list[Event]]:
+    """`check_events`, and the events as their models.
+
+    Raises:
+        LogCorrupt: the first event that is not the one after the last, or not of this shape.
+    """
+    head = check_events(events, lines)
+    return head, [validate_event(i, event) for i, event in enumerate(events)]
 
 
 _DOC_HEAD = b'{"chain_head":'
@@ -244,8 +308,7 @@ def parse_log(document: bytes) -> BoutLog:
         chain_head, events, lines = fast
         if len(events) < 2:
             raise LogCorrupt("a log needs a header and a result")
-        head, typed = read_events(events, lines)
-        return _finished(events, head, chain_head, typed)
+        return _finished(events, check_events(events, lines), chain_head)
     doc = strict_loads(document)
     if not isinstance(doc, dict) or set(doc) != {"v", "chain_head", "events"}:
         raise LogCorrupt("not a bout log document")
@@ -256,16 +319,15 @@ def parse_log(document: bytes) -> BoutLog:
     events = doc["events"]
     if not isinstance(events, list) or len(events) < 2:
         raise LogCorrupt("a log needs a header and a result")
-    head, typed = read_events(events)
-    return _finished(events, head, doc["chain_head"], typed)
+    return _finished(events, check_events(events), doc["chain_head"])
 
 
-def _finished(events: list[Any], head: str, chain_head: Any, typed: list[Event]) -> BoutLog:
+def _finished(events: list[Any], head: str, chain_head: Any) -> BoutLog:
     if head != chain_head:
         raise LogCorrupt("chain head does not match the events")
-    if not isinstance(typed[-1], ResultEvent) or any(isinstance(e, ResultEvent) for e in typed[:-1]):
+    if events[-1]["type"] != "bout.result" or any(e["type"] == "bout.result" for e in events[:-1]):
         raise LogCorrupt("a log ends with its result, and has one")
-    return BoutLog(tuple(events), head, tuple(typed))
+    return BoutLog(tuple(events), head)
 
 
 def read_working_log(path: Path) -> list[dict[str, Any]]:
@@ -281,5 +343,5 @@ def read_working_log(path: Path) -> list[dict[str, Any]]:
     # Each event is written with one os.write of line + "\n", so only the part after
     # the last newline can be torn; every complete line must parse.
     events: list[Any] = [strict_loads(line) for line in lines[:-1]]
-    read_events(events)
+    check_events(events)
     return events

@@ -370,7 +370,8 @@ def _canonical_envelope(payload: bytes, kind: str, kid: str, signature: bytes) -
 
 
 _ENVELOPE_HEAD = b'{"payload":"'
-_ENVELOPE_TAIL = re.compile(rb'","payloadType":"([^"\\]*)","signatures":\[\{"keyid":"([0-9a-f]{64})","sig":"([A-Za-z0-9+/]{86}==)"\}\]\}')
+_ENVELOPE_TAIL = re.compile(rb'","payloadType":"([^"\\]*)","signatures":'
+                            rb'\[\{"keyid":"([0-9a-f]{64})","sig":"([A-Za-z0-9+/]{86}==)"\}\]\}')
 
 
 def _open_canonical(data: bytes, keyring: Keyring, payload_type: str) -> Opened | None:

@@ -189,7 +189,8 @@ def _strict_read(data: bytes) -> tuple[bool, Any]:
     '{"\U0001f600":1,"\ufb33":2}'.encode(), '{"\ufb33":2,"\U0001f600":1}'.encode(), b'"\xff"',
     b'"\xed\xa0\x80"', '["\u2028"]'.encode(), b'["\x7f"]', b"[" * 50_000, b"[[]]", b"{}", b'"x"', b"",
     b'{"b":1,"a":2}', b'{"a":{"d":1,"c":2}}', b'{"a":[{"b":1,"a":1}]}', b"[-9007199254740992]", b"[-9007199254740991]",
-    b'["\\b\\f"]', b'["\\u0008"]', b"[1E3]", b"[1.0]", b"[-0.0]", b"[1e+16]", b'{"a" :1}', b'{"a":1} ', b"\xef\xbb\xbf{}",
+    b'["\\b\\f"]', b'["\\u0008"]', b"[1E3]", b"[1.0]", b"[-0.0]", b"[1e+16]", b'{"a" :1}', b'{"a":1} ',
+    b"\xef\xbb\xbf{}",
     b'{"a":1,"b":{"a":1,"a":2}}', b'[1,"\\u00e9"]', b'["\\ud83d\\ude02"]', b'{"\\u0061":1}',
 ])
 def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(data: bytes) -> None:
