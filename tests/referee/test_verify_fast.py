@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 import referee.log as log_module
 import referee.signing as signing_module
 from referee.errors import ArenaError, LogShapeError
@@ -23,11 +25,12 @@ from referee.verify import verify_bytes
 from tests.referee.shapes import header, result
 
 
-def _log(key: ArenaKey) -> LogWriter:
+def _log(key: ArenaKey, pad: str = "") -> LogWriter:
     w = LogWriter(now=lambda: "2026-11-30T00:00:00.000000Z")
     w.append("bout.header", header(key_id=key.key_id))
-    w.append("model.turn", {"turn": 1, "text": "Zähle \n \"eins\"", "calls": [{"name": "look", "args": {"b": [1, {}],
-             "a": None}}], "usage": {"input_tokens": 3, "output_tokens": 4}})
+    w.append("model.turn", {"turn": 1, "text": "Zähle \n \"eins\"" + pad,
+                            "calls": [{"name": "look", "args": {"b": [1, {}], "a": None}}],
+                            "usage": {"input_tokens": 3, "output_tokens": 4}})
     w.append("tool", {"call": 0, "name": "look", "args": {"b": [1, {}], "a": None}, "ok": True, "mutates": False,
                       "forbidden": False, "result": {"rows": [{"id": "R-1", "n": -2}], "note": "\u2028\x7f\x00"}})
     w.append("bout.result", result())
@@ -95,6 +98,13 @@ def _envelope_changes(good: bytes, key: ArenaKey) -> Iterator[tuple[str, bytes]]
     last = doc["signatures"][0]["sig"]
     spare = last[:-3] + chr(ord(last[-3]) + 1) + "=="  # a spare bit set: same signature, other spelling
     yield "spare bits", good.replace(last.encode(), spare.encode())
+    payload_text = doc["payload"]
+    if payload_text.endswith("="):
+        pad = len(payload_text) - len(payload_text.rstrip("="))
+        body = payload_text[:-pad]
+        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        bumped = body[:-1] + alphabet[alphabet.index(body[-1]) + 1] + "=" * pad
+        yield "payload spare bits", good.replace(payload_text.encode(), bumped.encode())
     yield "keys reordered", json.dumps({"payloadType": doc["payloadType"], "payload": doc["payload"],
                                         "signatures": doc["signatures"]}, separators=(",", ":")).encode()
     yield "whitespace", json.dumps(doc).encode()
@@ -108,8 +118,9 @@ def _envelope_changes(good: bytes, key: ArenaKey) -> Iterator[tuple[str, bytes]]
     yield "signature of other bytes", good.replace(last.encode(), base64.b64encode(sig[::-1]))
 
 
-def test_the_fast_envelope_reader_and_the_strict_path_agree(key: ArenaKey, ring: Keyring) -> None:
-    good = envelope_bytes(sign_envelope(key, _log(key).document()))
+@pytest.mark.parametrize("pad", ["", "x", "xy"])  # payloads of each length mod 3: padded or not
+def test_the_fast_envelope_reader_and_the_strict_path_agree(key: ArenaKey, ring: Keyring, pad: str) -> None:
+    good = envelope_bytes(sign_envelope(key, _log(key, pad).document()))
     fast_taken = []
     for name, changed in _envelope_changes(good, key):
         assert _outcome(open_envelope, changed, ring) == _strict(open_envelope, changed, ring), name
