@@ -21,24 +21,25 @@ are both printed: on a shared machine the CPU figure is the steadier one.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import insert
+from sqlalchemy import delete, insert
 
 from catalog import load_catalog
 from referee.home import keys_dir
 from referee.runner import plan_bouts, run_bouts
 from referee.signing import generate_keypair, load_signing_key
 from referee.site import BuildReport, StoreSource, build_site
-from referee.site.build import _Renderer, _Writer, environment
+from referee.site.build import _Job, _Renderer, _Writer, environment
 from referee.site.pages import Context, all_pages
 from referee.store import BoutRow, Store
 
 AGENTS = 8
-JOBS = int(os.environ.get("ARENA_SITE_JOBS") or os.cpu_count() or 1)
+PROCESSES = [int(j) for j in (os.environ.get("ARENA_SITE_JOBS") or "1,2").split(",")]
 FULL = int(os.environ.get("ARENA_SITE_FULL") or 10_000)
 
 
@@ -60,7 +61,8 @@ def pool(home: Path) -> list[BoutRow]:
         store.close()
 
 
-def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> None:
+def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> list[str]:
+    """Add ``n`` rows (ids from ``start``), each with a real signed envelope from the pool; their ids."""
     store = Store.sqlite(path)
     rows = []
     for i in range(start, start + n):
@@ -76,13 +78,24 @@ def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> None:
                 conn.execute(insert(BoutRow.__table__), rows[at:at + 5000])  # type: ignore[attr-defined]
     finally:
         store.close()
+    return [r["bout_id"] for r in rows]
 
 
-def timed(home: Path, db: Path, out: Path) -> tuple[float, float, BuildReport]:
+def forget(path: Path, bout_ids: list[str]) -> None:
+    """Remove rows `synthetic` added, so the next process count starts from the same store."""
+    store = Store.sqlite(path)
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(delete(BoutRow.__table__).where(BoutRow.__table__.c.bout_id.in_(bout_ids)))  # type: ignore
+    finally:
+        store.close()
+
+
+def timed(home: Path, db: Path, out: Path, jobs: int) -> tuple[float, float, BuildReport]:
     source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
     try:
         wall, used = time.perf_counter(), cpu()
-        report = build_site(source, out, jobs=JOBS)
+        report = build_site(source, out, jobs=jobs)
         return time.perf_counter() - wall, cpu() - used, report
     finally:
         source.close()
@@ -93,13 +106,13 @@ def per_bout(home: Path, bouts: list[BoutRow]) -> float:
     source = StoreSource(Store(f"sqlite:///{home / 'pool.db'}"), [keys_dir(home)])
     ring, periods = source.keyring()
     source.close()
-    renderer = _Renderer(environment(), ring, periods, "store")
-    items = [(b.bout_id, b.envelope, b.agent, b.rules_version, b.task_version) for b in bouts]
-    renderer.render(items[0])
+    renderer = _Renderer(environment(), ring, periods, "store", home / "pool-site")
+    items = [_Job(b.bout_id, b.envelope, b.agent, b.rules_version, b.task_version, {}) for b in bouts]
+    renderer.write(items[0])
     used = cpu()
     for _ in range(3):
         for item in items:
-            renderer.render(item)
+            renderer.write(item)
     return (cpu() - used) / (3 * len(items))
 
 
@@ -120,32 +133,50 @@ def aggregates(home: Path, db: Path, out: Path) -> tuple[float, float, int]:
         source.close()
 
 
+def line(n: int, jobs: int, what: str, wall: float, used: float, report: BuildReport) -> None:
+    rate = report.bouts_rendered / wall if wall else 0.0
+    print(f"{n:>7} bouts -j {jobs}: {what:<22} {wall:7.1f} s wall {used:7.1f} s CPU  {rate:6.1f} bout pages/s  "
+          f"{report.bouts_rendered:>6} bout pages rendered, {report.written:>6} of {report.files} files written; "
+          f"largest page {report.largest[1] / 1024:.0f} KB ({report.largest[0]})", flush=True)
+
+
 def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         bouts = pool(home)
         cost = per_bout(home, bouts)
         print(f"pool: {len(bouts)} real signed bouts; rows: {AGENTS} agents, 3 attempts per variant; "
-              f"{JOBS} processes for bout pages ({os.cpu_count()} cores); one bout page: {cost * 1000:.1f} ms CPU")
+              f"process counts {PROCESSES} ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}); "
+              f"one bout page verified, rendered and written: {cost * 1000:.1f} ms CPU", flush=True)
+        measured: dict[int, tuple[float, float]] = {}
         for n in sizes:
-            db, out = home / f"bench-{n}.db", home / f"site-{n}"
+            db = home / f"bench-{n}.db"
             synthetic(db, n, bouts)
             if n > FULL:
-                wall, used, files = aggregates(home, db, out)
+                wall, used, files = aggregates(home, db, home / f"agg-{n}")
                 print(f"{n:>7} bouts: aggregate pages (measured) {wall:8.1f} s wall, {used:8.1f} s CPU ({files} files)")
-                print(f"{n:>7} bouts: first build EXTRAPOLATED {used + n * cost:8.1f} s CPU = aggregates + {n} x "
-                      f"{cost * 1000:.1f} ms; about {(used + n * cost / JOBS) / 60:.0f} min on {JOBS} free cores")
+                for jobs in PROCESSES:
+                    per = measured.get(jobs)
+                    if per is None:
+                        continue
+                    print(f"{n:>7} bouts -j {jobs}: first build EXTRAPOLATED (not measured): about "
+                          f"{used + n * per[1]:7.0f} s CPU, {wall + n * per[0]:7.0f} s wall "
+                          f"(aggregates measured + {n} x the per-bout cost measured at 10,000: "
+                          f"{per[1] * 1000:.1f} ms CPU, {per[0] * 1000:.1f} ms wall)", flush=True)
                 continue
-            wall, used, report = timed(home, db, out)
-            print(f"{n:>7} bouts: first build {wall:8.1f} s wall, {used:8.1f} s CPU ({report.files} files, "
-                  f"largest page {report.largest[1] / 1024:.0f} KB: {report.largest[0]})")
-            wall, used, report = timed(home, db, out)
-            print(f"{n:>7} bouts: rebuild, nothing new {wall:8.1f} s wall, {used:8.1f} s CPU "
-                  f"({report.written} files written)")
-            synthetic(db, 10, bouts, start=n)
-            wall, used, report = timed(home, db, out)
-            print(f"{n:>7} bouts: rebuild, 10 new bouts {wall:8.1f} s wall, {used:8.1f} s CPU "
-                  f"({report.bouts_rendered} bout pages rendered, {report.written} of {report.files} files written)")
+            for jobs in PROCESSES:
+                out = home / f"site-{n}-j{jobs}"
+                agg_wall, agg_cpu, _ = aggregates(home, db, home / f"agg-{n}-j{jobs}")
+                wall, used, report = timed(home, db, out, jobs)
+                line(n, jobs, "first build", wall, used, report)
+                measured[jobs] = ((wall - agg_wall) / n, (used - agg_cpu) / n)
+                wall, used, report = timed(home, db, out, jobs)
+                line(n, jobs, "rebuild, nothing new", wall, used, report)
+                new = synthetic(db, 10, bouts, start=n)
+                wall, used, report = timed(home, db, out, jobs)
+                line(n, jobs, "rebuild, 10 new bouts", wall, used, report)
+                forget(db, new)
+                shutil.rmtree(out)
 
 
 if __name__ == "__main__":
