@@ -73,11 +73,15 @@ class BoutPages:
 
 
 def _event_context(e: BodyEvent) -> dict[str, Any]:
+    # Folded text and joined names are made here, not in the template: a Jinja call per
+    # event is a large share of a bout page's cost.
     if isinstance(e, ModelTurn):
-        return {"kind": "turn", "e": e, "d": e.data}
+        calls = e.data.calls
+        return {"kind": "turn", "e": e, "d": e.data, "n_calls": len(calls),
+                "call_names": ", ".join(c.name for c in calls)}
     if isinstance(e, ToolEvent):
         d = e.data
-        return {"kind": "tool", "e": e, "d": d, "args": d.args, "outcome": d.result if d.ok else d.error}
+        return {"kind": "tool", "e": e, "d": d, "args": fold(d.args), "outcome": fold(d.result if d.ok else d.error)}
     if isinstance(e, CapReached):
         return {"kind": "note", "e": e, "label": "Cap reached",
                 "text": f"{e.data.cap.replace('_', ' ')} cap of {e.data.limit}"}
