@@ -1,6 +1,6 @@
 """Print the site's build times for large synthetic stores (never asserted in tests).
 
-    python benchmarks/site.py [10000 100000]      # ARENA_SITE_JOBS=1 for one process
+    python benchmarks/site.py [10000 100000]   # ARENA_SITE_JOBS=1,2 (process counts), ARENA_SITE_FULL=10000
 
 The store's rows are synthetic, their logs real: a pool of real signed bouts (oracle and
 naive on every job, Normal 1.0 and Hard v2, seed 1) is run once, and each synthetic row
@@ -9,13 +9,14 @@ envelopes. So every bout page costs what a real one does: the signature is verif
 log parsed and every call rendered. Hard v3 logs (up to a megabyte each) are left out of the
 pool; a season of them costs more per bout page.
 
-Up to ARENA_SITE_FULL bouts (default 10,000) three builds are measured: the first (every page
-rendered and written), a rebuild with nothing new (bout pages skipped by their key, aggregate
-pages rendered and compared) and a rebuild after 10 new bouts. Above it, only what does not
-grow with the bout pages' count is measured (the aggregate pages over every row), and the
-first build is EXTRAPOLATED as that plus the bout pages at the per-bout cost measured on the
-pool; the output says which figures are which. Wall time and CPU time (children included)
-are both printed: on a shared machine the CPU figure is the steadier one.
+Up to ARENA_SITE_FULL bouts, for each process count, three builds are measured: the first
+(every page rendered and written), a rebuild with nothing new (every log read and hashed,
+no bout page rendered, aggregate pages rendered and compared) and a rebuild after 10 new
+bouts; with bout pages per second and the largest page. Above it, only what does not grow
+with the bout pages' count is measured (the aggregate pages over every row), and the first
+build is EXTRAPOLATED as that plus the per-bout cost measured at the smaller size; the
+output says which figures are which. Wall time and CPU time (children included) are both
+printed: on a shared machine the CPU figure is the steadier one.
 """
 
 from __future__ import annotations
