@@ -21,6 +21,7 @@ printed: on a shared machine the CPU figure is the steadier one.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
@@ -117,6 +118,19 @@ def per_bout(home: Path, bouts: list[BoutRow]) -> float:
     return (cpu() - used) / (3 * len(items))
 
 
+def read_and_hash(home: Path, db: Path) -> tuple[float, float]:
+    """What a rebuild adds to the aggregate pages when nothing is new: every log read and hashed."""
+    source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
+    try:
+        ids = [r.bout_id for r in source.rows()]  # the rows are counted in the aggregates' time
+        wall, used = time.perf_counter(), cpu()
+        for _, envelope in source.envelopes(ids):
+            hashlib.sha256(envelope).hexdigest()
+        return time.perf_counter() - wall, cpu() - used
+    finally:
+        source.close()
+
+
 def aggregates(home: Path, db: Path, out: Path) -> tuple[float, float, int]:
     """Every page but the bouts' over all rows, rendered and written: (wall, CPU, files)."""
     source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
@@ -156,14 +170,21 @@ def main(sizes: list[int]) -> None:
             if n > FULL:
                 wall, used, files = aggregates(home, db, home / f"agg-{n}")
                 print(f"{n:>7} bouts: aggregate pages (measured) {wall:8.1f} s wall, {used:8.1f} s CPU ({files} files)")
+                h_wall, h_cpu = read_and_hash(home, db)
+                print(f"{n:>7} bouts: every log read from the store and hashed (measured) {h_wall:8.1f} s wall, "
+                      f"{h_cpu:8.1f} s CPU")
+                print(f"{n:>7} bouts: rebuild, nothing new EXTRAPOLATED (not measured): about "
+                      f"{used + h_cpu:7.0f} s CPU (aggregates + reading and hashing, both measured above)")
                 for jobs in PROCESSES:
                     per = measured.get(jobs)
-                    if per is None:
-                        continue
+                    what = f"the per-bout cost measured at {FULL:,} on -j {jobs}"
+                    if per is None:  # no smaller size measured in this run: the pool's cost on one process
+                        per, what = (cost / jobs, cost), "the pool's per-bout CPU cost (wall: that over the processes)"
                     print(f"{n:>7} bouts -j {jobs}: first build EXTRAPOLATED (not measured): about "
                           f"{used + n * per[1]:7.0f} s CPU, {wall + n * per[0]:7.0f} s wall "
-                          f"(aggregates measured + {n} x the per-bout cost measured at 10,000: "
-                          f"{per[1] * 1000:.1f} ms CPU, {per[0] * 1000:.1f} ms wall)", flush=True)
+                          f"(aggregates measured + {n} x {what}: {per[1] * 1000:.1f} ms CPU, "
+                          f"{per[0] * 1000:.1f} ms wall); about {(used + n * per[1] / jobs) / 60:.0f} min on "
+                          f"{jobs} free cores", flush=True)
                 continue
             for jobs in PROCESSES:
                 out = home / f"site-{n}-j{jobs}"
