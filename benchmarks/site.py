@@ -1,6 +1,6 @@
 """Print the site's build times for large synthetic stores (never asserted in tests).
 
-    python benchmarks/site.py [10000 100000]      # ARENA_SITE_JOBS=1 for one process
+    python benchmarks/site.py [10000 100000]   # ARENA_SITE_JOBS=1,2 (process counts), ARENA_SITE_FULL=10000
 
 The store's rows are synthetic, their logs real: a pool of real signed bouts (oracle and
 naive on every job, Normal 1.0 and Hard v2, seed 1) is run once, and each synthetic row
@@ -9,36 +9,39 @@ envelopes. So every bout page costs what a real one does: the signature is verif
 log parsed and every call rendered. Hard v3 logs (up to a megabyte each) are left out of the
 pool; a season of them costs more per bout page.
 
-Up to ARENA_SITE_FULL bouts (default 10,000) three builds are measured: the first (every page
-rendered and written), a rebuild with nothing new (bout pages skipped by their key, aggregate
-pages rendered and compared) and a rebuild after 10 new bouts. Above it, only what does not
-grow with the bout pages' count is measured (the aggregate pages over every row), and the
-first build is EXTRAPOLATED as that plus the bout pages at the per-bout cost measured on the
-pool; the output says which figures are which. Wall time and CPU time (children included)
-are both printed: on a shared machine the CPU figure is the steadier one.
+Up to ARENA_SITE_FULL bouts, for each process count, three builds are measured: the first
+(every page rendered and written), a rebuild with nothing new (every log read and hashed,
+no bout page rendered, aggregate pages rendered and compared) and a rebuild after 10 new
+bouts; with bout pages per second and the largest page. Above it, only what does not grow
+with the bout pages' count is measured (the aggregate pages over every row), and the first
+build is EXTRAPOLATED as that plus the per-bout cost measured at the smaller size; the
+output says which figures are which. Wall time and CPU time (children included) are both
+printed: on a shared machine the CPU figure is the steadier one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import insert
+from sqlalchemy import delete, insert
 
 from catalog import load_catalog
 from referee.home import keys_dir
 from referee.runner import plan_bouts, run_bouts
 from referee.signing import generate_keypair, load_signing_key
 from referee.site import BuildReport, StoreSource, build_site
-from referee.site.build import _Renderer, _Writer, environment
+from referee.site.build import _Job, _Renderer, _Writer, environment
 from referee.site.pages import Context, all_pages
 from referee.store import BoutRow, Store
 
 AGENTS = 8
-JOBS = int(os.environ.get("ARENA_SITE_JOBS") or os.cpu_count() or 1)
+PROCESSES = [int(j) for j in (os.environ.get("ARENA_SITE_JOBS") or "1,2").split(",")]
 FULL = int(os.environ.get("ARENA_SITE_FULL") or 10_000)
 
 
@@ -60,7 +63,8 @@ def pool(home: Path) -> list[BoutRow]:
         store.close()
 
 
-def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> None:
+def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> list[str]:
+    """Add ``n`` rows (ids from ``start``), each with a real signed envelope from the pool; their ids."""
     store = Store.sqlite(path)
     rows = []
     for i in range(start, start + n):
@@ -76,13 +80,24 @@ def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> None:
                 conn.execute(insert(BoutRow.__table__), rows[at:at + 5000])  # type: ignore[attr-defined]
     finally:
         store.close()
+    return [r["bout_id"] for r in rows]
 
 
-def timed(home: Path, db: Path, out: Path) -> tuple[float, float, BuildReport]:
+def forget(path: Path, bout_ids: list[str]) -> None:
+    """Remove rows `synthetic` added, so the next process count starts from the same store."""
+    store = Store.sqlite(path)
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(delete(BoutRow.__table__).where(BoutRow.__table__.c.bout_id.in_(bout_ids)))  # type: ignore
+    finally:
+        store.close()
+
+
+def timed(home: Path, db: Path, out: Path, jobs: int) -> tuple[float, float, BuildReport]:
     source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
     try:
         wall, used = time.perf_counter(), cpu()
-        report = build_site(source, out, jobs=JOBS)
+        report = build_site(source, out, jobs=jobs)
         return time.perf_counter() - wall, cpu() - used, report
     finally:
         source.close()
@@ -93,14 +108,27 @@ def per_bout(home: Path, bouts: list[BoutRow]) -> float:
     source = StoreSource(Store(f"sqlite:///{home / 'pool.db'}"), [keys_dir(home)])
     ring, periods = source.keyring()
     source.close()
-    renderer = _Renderer(environment(), ring, periods, "store")
-    items = [(b.bout_id, b.envelope, b.agent, b.rules_version, b.task_version) for b in bouts]
-    renderer.render(items[0])
+    renderer = _Renderer(environment(), ring, periods, "store", home / "pool-site")
+    items = [_Job(b.bout_id, b.envelope, b.agent, b.rules_version, b.task_version, {}) for b in bouts]
+    renderer.write(items[0])
     used = cpu()
     for _ in range(3):
         for item in items:
-            renderer.render(item)
+            renderer.write(item)
     return (cpu() - used) / (3 * len(items))
+
+
+def read_and_hash(home: Path, db: Path) -> tuple[float, float]:
+    """What a rebuild adds to the aggregate pages when nothing is new: every log read and hashed."""
+    source = StoreSource(Store(f"sqlite:///{db}"), [keys_dir(home)])
+    try:
+        ids = [r.bout_id for r in source.rows()]  # the rows are counted in the aggregates' time
+        wall, used = time.perf_counter(), cpu()
+        for _, envelope in source.envelopes(ids):
+            hashlib.sha256(envelope).hexdigest()
+        return time.perf_counter() - wall, cpu() - used
+    finally:
+        source.close()
 
 
 def aggregates(home: Path, db: Path, out: Path) -> tuple[float, float, int]:
@@ -120,32 +148,57 @@ def aggregates(home: Path, db: Path, out: Path) -> tuple[float, float, int]:
         source.close()
 
 
+def line(n: int, jobs: int, what: str, wall: float, used: float, report: BuildReport) -> None:
+    rate = report.bouts_rendered / wall if wall else 0.0
+    print(f"{n:>7} bouts -j {jobs}: {what:<22} {wall:7.1f} s wall {used:7.1f} s CPU  {rate:6.1f} bout pages/s  "
+          f"{report.bouts_rendered:>6} bout pages rendered, {report.written:>6} of {report.files} files written; "
+          f"largest page {report.largest[1] / 1024:.0f} KB ({report.largest[0]})", flush=True)
+
+
 def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         bouts = pool(home)
         cost = per_bout(home, bouts)
         print(f"pool: {len(bouts)} real signed bouts; rows: {AGENTS} agents, 3 attempts per variant; "
-              f"{JOBS} processes for bout pages ({os.cpu_count()} cores); one bout page: {cost * 1000:.1f} ms CPU")
+              f"process counts {PROCESSES} ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}); "
+              f"one bout page verified, rendered and written: {cost * 1000:.1f} ms CPU", flush=True)
+        measured: dict[int, tuple[float, float]] = {}
         for n in sizes:
-            db, out = home / f"bench-{n}.db", home / f"site-{n}"
+            db = home / f"bench-{n}.db"
             synthetic(db, n, bouts)
             if n > FULL:
-                wall, used, files = aggregates(home, db, out)
+                wall, used, files = aggregates(home, db, home / f"agg-{n}")
                 print(f"{n:>7} bouts: aggregate pages (measured) {wall:8.1f} s wall, {used:8.1f} s CPU ({files} files)")
-                print(f"{n:>7} bouts: first build EXTRAPOLATED {used + n * cost:8.1f} s CPU = aggregates + {n} x "
-                      f"{cost * 1000:.1f} ms; about {(used + n * cost / JOBS) / 60:.0f} min on {JOBS} free cores")
+                h_wall, h_cpu = read_and_hash(home, db)
+                print(f"{n:>7} bouts: every log read from the store and hashed (measured) {h_wall:8.1f} s wall, "
+                      f"{h_cpu:8.1f} s CPU")
+                print(f"{n:>7} bouts: rebuild, nothing new EXTRAPOLATED (not measured): about "
+                      f"{used + h_cpu:7.0f} s CPU (aggregates + reading and hashing, both measured above)")
+                for jobs in PROCESSES:
+                    per = measured.get(jobs)
+                    what = f"the per-bout cost measured at {FULL:,} on -j {jobs}"
+                    if per is None:  # no smaller size measured in this run: the pool's cost on one process
+                        per, what = (cost / jobs, cost), "the pool's per-bout CPU cost (wall: that over the processes)"
+                    print(f"{n:>7} bouts -j {jobs}: first build EXTRAPOLATED (not measured): about "
+                          f"{used + n * per[1]:7.0f} s CPU, {wall + n * per[0]:7.0f} s wall "
+                          f"(aggregates measured + {n} x {what}: {per[1] * 1000:.1f} ms CPU, "
+                          f"{per[0] * 1000:.1f} ms wall); about {(used + n * per[1] / jobs) / 60:.0f} min on "
+                          f"{jobs} free cores", flush=True)
                 continue
-            wall, used, report = timed(home, db, out)
-            print(f"{n:>7} bouts: first build {wall:8.1f} s wall, {used:8.1f} s CPU ({report.files} files, "
-                  f"largest page {report.largest[1] / 1024:.0f} KB: {report.largest[0]})")
-            wall, used, report = timed(home, db, out)
-            print(f"{n:>7} bouts: rebuild, nothing new {wall:8.1f} s wall, {used:8.1f} s CPU "
-                  f"({report.written} files written)")
-            synthetic(db, 10, bouts, start=n)
-            wall, used, report = timed(home, db, out)
-            print(f"{n:>7} bouts: rebuild, 10 new bouts {wall:8.1f} s wall, {used:8.1f} s CPU "
-                  f"({report.bouts_rendered} bout pages rendered, {report.written} of {report.files} files written)")
+            for jobs in PROCESSES:
+                out = home / f"site-{n}-j{jobs}"
+                agg_wall, agg_cpu, _ = aggregates(home, db, home / f"agg-{n}-j{jobs}")
+                wall, used, report = timed(home, db, out, jobs)
+                line(n, jobs, "first build", wall, used, report)
+                measured[jobs] = ((wall - agg_wall) / n, (used - agg_cpu) / n)
+                wall, used, report = timed(home, db, out, jobs)
+                line(n, jobs, "rebuild, nothing new", wall, used, report)
+                new = synthetic(db, 10, bouts, start=n)
+                wall, used, report = timed(home, db, out, jobs)
+                line(n, jobs, "rebuild, 10 new bouts", wall, used, report)
+                forget(db, new)
+                shutil.rmtree(out)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,12 @@ OutOpt = Annotated[Path, typer.Option(help="The site's folder (made if missing; 
                                            "changed).")]
 SeasonOpt = Annotated[str | None, typer.Option(help="Only this season's bouts (default: every bout in the store).")]
 DatasetOpt = Annotated[Path | None, typer.Option(help="Build from a published dataset folder instead of the store.")]
-JobsOpt = Annotated[int, typer.Option("--processes", "-j", min=1, max=256,
-                                      help="Processes that verify and render bout pages.")]
+JobsOpt = Annotated[int, typer.Option("--processes", "-j", min=0, max=256,
+                                      help="Processes that verify and render bout pages (0: every core).")]
 
 
 def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, key: list[Path] | None,
-           jobs: int = 1, quiet: bool = False, as_json: bool = False) -> None:
+           jobs: int = 0, quiet: bool = False, as_json: bool = False) -> None:
     from referee.errors import ArenaError
     from referee.home import ensure_folder
     from referee.site import build_site, open_source
@@ -48,7 +48,7 @@ def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, 
 
 @site_app.command("build")
 def build(out: OutOpt, db: DbOpt = None, season: SeasonOpt = None, dataset: DatasetOpt = None,
-          key: KeyOpt = None, jobs: JobsOpt = 1, as_json: JsonOpt = False) -> None:
+          key: KeyOpt = None, jobs: JobsOpt = 0, as_json: JsonOpt = False) -> None:
     """Build the site from the store (or one season, or a published dataset) into --out."""
     _build(out, db, season, dataset, key, jobs, as_json=as_json)
 
@@ -60,7 +60,7 @@ def serve(
     season: SeasonOpt = None,
     dataset: DatasetOpt = None,
     key: KeyOpt = None,
-    jobs: JobsOpt = 1,
+    jobs: JobsOpt = 0,
     build_first: Annotated[bool, typer.Option("--build/--no-build",
                                               help="Build (incrementally) before serving.")] = True,
     host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you say otherwise).")] = "127.0.0.1",

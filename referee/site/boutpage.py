@@ -38,27 +38,31 @@ _STOPPED = {"report": "the agent submitted its report", "cap": "a cap was reache
             "agent_stopped": "the agent made no call", "agent_error": "the agent failed in its own code"}
 
 
+_dump = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(v, ensure_ascii=False)`` without building a new encoder on every call."""
+
+
 def _text(value: Any) -> str:
     """JSON a person can read, one member or item per line (each compact): the C encoder's speed,
     since ``indent`` would make every dump go through Python's slow pure-Python encoder."""
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and value:
-        return "{\n" + ",\n".join(f"  {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
-                                     for k, v in value.items()) + "\n}"
+        return "{\n" + ",\n".join([f"  {_dump(k)}: {_dump(v)}" for k, v in value.items()]) + "\n}"
     if isinstance(value, list) and value:
-        return "[\n" + ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value) + "\n]"
-    return json.dumps(value, ensure_ascii=False)
+        return "[\n" + ",\n".join(["  " + _dump(v) for v in value]) + "\n]"
+    return _dump(value)
 
 
 def fold(value: Any) -> Markup:
     """``value`` as preformatted text, folded when long; never shortened."""
     text = _text(value)
     lines = text.count("\n") + 1
+    body = escape(text)
     if len(text) <= FOLD_CHARS and lines <= FOLD_LINES:
-        return Markup("<pre>") + escape(text) + Markup("</pre>")
-    return (Markup("<details><summary>") + escape(f"{lines} lines, {len(text):,} characters (show all)")
-            + Markup("</summary><pre>") + escape(text) + Markup("</pre></details>"))
+        return Markup(f"<pre>{body}</pre>")
+    return Markup(f"<details><summary>{lines} lines, {len(text):,} characters (show all)</summary>"
+                  f"<pre>{body}</pre></details>")
 
 
 @dataclass(frozen=True)
@@ -69,11 +73,15 @@ class BoutPages:
 
 
 def _event_context(e: BodyEvent) -> dict[str, Any]:
+    # Folded text and joined names are made here, not in the template: a Jinja call per
+    # event is a large share of a bout page's cost.
     if isinstance(e, ModelTurn):
-        return {"kind": "turn", "e": e, "d": e.data}
+        calls = e.data.calls
+        return {"kind": "turn", "e": e, "d": e.data, "n_calls": len(calls),
+                "call_names": ", ".join(c.name for c in calls)}
     if isinstance(e, ToolEvent):
         d = e.data
-        return {"kind": "tool", "e": e, "d": d, "args": d.args, "outcome": d.result if d.ok else d.error}
+        return {"kind": "tool", "e": e, "d": d, "args": fold(d.args), "outcome": fold(d.result if d.ok else d.error)}
     if isinstance(e, CapReached):
         return {"kind": "note", "e": e, "label": "Cap reached",
                 "text": f"{e.data.cap.replace('_', ' ')} cap of {e.data.limit}"}

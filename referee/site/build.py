@@ -1,15 +1,21 @@
 """Build the site: every page rendered, and written only when its bytes changed.
 
-The builder keeps a small manifest in the site folder (``.arena-site.json``): the SHA-256
-of every file it wrote, and for each bout the key its pages were built from (the log's
-SHA-256, its key id, and a fingerprint of the templates, the code that renders a bout and
-the keyring). A rebuild renders every aggregate page (boards move with every bout) but
-writes only those whose bytes differ, skips a bout whose key is unchanged without even
-reading its log, and deletes only files it wrote before and no longer makes.
+The builder keeps a small build state in the site folder (``.arena-site.json``): the
+SHA-256 of every file it wrote, and for each bout the key its pages were built from (the
+SHA-256 of the signed log's exact bytes, its key id, the row fields the pages show, and a
+fingerprint of the templates, the code that renders a bout and the keyring). A rebuild
+reads and hashes every log (cheap) but verifies and renders only a bout whose key changed:
+a page that says Verified was made from these very bytes, checked then against these very
+keys, and one changed byte is a new key, so the log is checked again. Aggregate pages are
+rendered every time (boards move with every bout) but written only when their bytes
+differ; files it wrote before and no longer makes are deleted, and nothing else.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import collections
 import csv
 import hashlib
 import io
@@ -18,7 +24,7 @@ import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,7 @@ from referee.errors import LogCorrupt, SiteError
 from referee.events import HeaderEvent, ResultEvent
 from referee.keys import load_periods
 from referee.log import BoutLog, parse_log
+from referee.parallel import SERIAL_BELOW, cores
 from referee.signing import Keyring
 from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
@@ -60,7 +67,8 @@ class BuildReport:
 
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("referee.site", "templates"), autoescape=select_autoescape(["j2", "html"]),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      auto_reload=False)  # templates are package data: compiled once, never re-read
     env.globals["fold"] = fold
     return env
 
@@ -80,19 +88,17 @@ class _Writer:
         self.bouts: dict[str, dict[str, Any]] = {}
 
     def write(self, rel: str, data: bytes) -> None:
-        digest = hashlib.sha256(data).hexdigest()
+        self.record(rel, *_put(self.out, rel, data, self.old_files.get(rel)))
+
+    def record(self, rel: str, digest: str, size: int, wrote: bool) -> None:
+        """Note a file written (or found already holding these bytes) by this process or a worker."""
         self.files[rel] = digest
-        self._size(rel, len(data))
-        path = self.out / rel
-        if self.old_files.get(rel) == digest and path.is_file():
+        self._size(rel, size)
+        if wrote:
+            self.report.written += 1
+            self.report.written_paths.append(rel)
+        else:
             self.report.unchanged += 1
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-        self.report.written += 1
-        self.report.written_paths.append(rel)
 
     def keep(self, rel: str) -> bool:
         """Carry an unchanged file over without rewriting it; False if it is gone."""
@@ -120,24 +126,57 @@ class _Writer:
 def _fingerprint(ring: Keyring, periods: dict[str, Any], source: str) -> str:
     """What a bout page depends on besides its log: templates, the renderer, the keys."""
     h = hashlib.sha256()
-    for path in [*sorted((_HERE / "templates").glob("*.j2")), _HERE / "boutpage.py"]:
+    for path in [*sorted((_HERE / "templates").glob("*.j2")), _HERE / "boutpage.py", _HERE / "build.py",
+                 _HERE / "paths.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(json.dumps([list(ring), sorted((k, p.start, p.end) for k, p in periods.items()), source]).encode())
     return h.hexdigest()
 
 
-def _open(envelope: bytes, ring: Keyring, periods: dict[str, Any]) -> tuple[BoutLog | None, bool, str]:
-    """The log (verified, or read untrusted to show it as NOT VERIFIED), and the check's verdict."""
+def _open(envelope: bytes, ring: Keyring, periods: dict[str, Any]) -> tuple[BoutLog | None, bool, str, str]:
+    """The log (verified, or read untrusted to show it as NOT VERIFIED), the check's verdict and
+    reason, and the SHA-256 of the signed payload (the log's own hash)."""
     check = verify_bytes(envelope, ring, periods)
     if check.log is not None:
-        return check.log, True, ""
+        return check.log, True, "", check.log_sha256
     try:
-        import base64
-
-        doc = strict_loads(envelope)
-        return parse_log(base64.b64decode(doc["payload"], validate=True)), False, check.reason
+        payload = base64.b64decode(strict_loads(envelope)["payload"], validate=True)
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        return None, False, check.reason, ""
+    try:
+        return parse_log(payload), False, check.reason, sha256_hex(payload)
     except (LogCorrupt, ValueError, KeyError, TypeError):
-        return None, False, check.reason
+        return None, False, check.reason, sha256_hex(payload)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One bout to (re)render: its envelope, the row fields its pages show, and the SHA-256
+    each of its files had in the last build (so an identical page is not rewritten)."""
+
+    bout_id: str
+    envelope: bytes
+    agent: str
+    rules_version: str
+    task_version: str
+    old: dict[str, str]
+
+
+Written = dict[str, tuple[str, int, bool]]
+"""Site path -> (SHA-256, bytes, whether it was written) for one bout's files."""
+
+
+def _put(out: Path, rel: str, data: bytes, old: str | None) -> tuple[str, int, bool]:
+    """Write ``data`` to ``out/rel`` unless the file already has exactly these bytes."""
+    digest = hashlib.sha256(data).hexdigest()
+    path = out / rel
+    if old == digest and path.is_file():
+        return digest, len(data), False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return digest, len(data), True
 
 
 @dataclass
@@ -148,94 +187,114 @@ class _Renderer:
     ring: Keyring
     periods: dict[str, Any]
     label: str
+    out: Path
 
-    def render(self, item: tuple[str, bytes, str, str, str]) -> tuple[str, dict[str, str]]:
-        """(bout id, envelope, agent, rules version, task version) -> (bout id, {site path: HTML})."""
-        bout_id, envelope, agent, rules_version, task_version = item
+    def pages(self, job: _Job) -> dict[str, str]:
+        """The bout's pages (site path -> HTML), from its envelope checked now."""
+        bout_id = job.bout_id
         log_href = f"../logs/{bout_id}.bout.json"
-        log, verified, reason = _open(envelope, self.ring, self.periods)
+        log, verified, reason, log_sha256 = _open(job.envelope, self.ring, self.periods)
         if log is None:
-            return bout_id, {f"bouts/{bout_id}.html": self.env.get_template("broken.html.j2").render(
+            return {f"bouts/{bout_id}.html": self.env.get_template("broken.html.j2").render(
                 root="../", source=self.label, title=f"Bout {bout_id}", heading=None, section="runs",
-                versions=f"Rules {rules_version} · {task_version}", reason=reason, log_href=log_href,
+                versions=f"Rules {job.rules_version} · {job.task_version}", reason=reason, log_href=log_href,
                 bout_id=bout_id)}
         start, end = log.typed[0], log.typed[-1]
         assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)  # parse_log guarantees both
-        return bout_id, render_bout(
+        return render_bout(
             self.env, page_id=bout_id, header=start.data, body=log.body, result=end.data, verified=verified,
-            reason=reason, log_sha256=sha256_hex(_payload(envelope)), log_href=log_href, agent_slug=agent_slug(agent),
+            reason=reason, log_sha256=log_sha256, log_href=log_href, agent_slug=agent_slug(job.agent),
             catalog=load_catalog(), source=self.label).pages
+
+    def write(self, job: _Job) -> tuple[str, Written]:
+        """Render the bout and write its signed log and pages (only those whose bytes changed)."""
+        files = {f"logs/{job.bout_id}.bout.json": job.envelope}
+        files.update((rel, html.encode()) for rel, html in self.pages(job).items())
+        return job.bout_id, {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}
 
 
 _WORKER: _Renderer | None = None
 
 
-def _start_worker(key_paths: list[Path], label: str) -> None:
+def _start_worker(key_paths: list[Path], label: str, out: Path) -> None:
     global _WORKER
     existing = [p for p in key_paths if p.exists()]
-    _WORKER = _Renderer(environment(), Keyring.from_paths(existing), load_periods(existing), label)
+    _WORKER = _Renderer(environment(), Keyring.from_paths(existing), load_periods(existing), label, out)
 
 
-def _render_in_worker(item: tuple[str, bytes, str, str, str]) -> tuple[str, dict[str, str]]:
+def _write_in_worker(job: _Job) -> tuple[str, Written]:
     assert _WORKER is not None, "the pool's initializer sets the renderer"
-    return _WORKER.render(item)
+    return _WORKER.write(job)
 
 
-def _rendered(source: Source, todo: dict[str, SiteRow], ring: Keyring, periods: dict[str, Any],
-              jobs: int) -> Iterator[tuple[str, bytes, dict[str, str]]]:
-    """(bout id, envelope, pages) for every bout to render, in batches, on ``jobs`` processes."""
-    items = ((b, e, todo[b].agent, todo[b].rules_version, todo[b].task_version)
-             for b, e in source.envelopes(list(todo)))
-    if jobs <= 1:
-        renderer = _Renderer(environment(), ring, periods, source.label)
-        for item in items:
-            yield item[0], item[1], renderer.render(item)[1]
+def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[str, Any], out: Path,
+          processes: int) -> Iterator[tuple[str, Written]]:
+    """Render and write every job, on ``processes`` processes; a bounded window of envelopes in flight.
+    A few bouts (a rebuild after a few new ones) are done here: starting workers would cost more."""
+    first = list(itertools.islice(jobs_in, SERIAL_BELOW))
+    if processes <= 1 or len(first) < SERIAL_BELOW:
+        renderer = _Renderer(environment(), ring, periods, source.label, out)
+        yield from map(renderer.write, itertools.chain(first, jobs_in))
         return
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(source.key_paths, source.label)) as pool:
-        while batch := list(itertools.islice(items, 64 * jobs)):  # bounded: envelopes are not all held at once
-            for item, (_, pages) in zip(batch, pool.map(_render_in_worker, batch, chunksize=8), strict=True):
-                yield item[0], item[1], pages
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
+    with ProcessPoolExecutor(processes, mp_context=context, initializer=_start_worker,
+                             initargs=(source.key_paths, source.label, out)) as pool:
+        window: collections.deque[Future[tuple[str, Written]]] = collections.deque()
+        for job in itertools.chain(first, jobs_in):
+            window.append(pool.submit(_write_in_worker, job))
+            if len(window) >= 8 * processes:  # keeps every worker busy, and few envelopes held at once
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+def _bout_key(envelope_sha256: str, r: SiteRow, salt: str) -> str:
+    """What a bout's files are a function of: the exact bytes of its signed log (a changed byte
+    is a new key, so the log is checked again), its key id, the row fields its pages show, and
+    the templates, renderer and keys (``salt``)."""
+    return sha256_hex("|".join((envelope_sha256, r.key_id, r.agent, r.rules_version, r.task_version, salt)).encode())
 
 
 def _bouts(source: Source, rows: list[SiteRow], writer: _Writer, report: BuildReport,
-           progress: Callable[[int, int], None] | None, jobs: int) -> None:
+           progress: Callable[[int, int], None] | None, processes: int) -> None:
+    """Every bout's signed log and pages: each log is read and hashed; one whose hash, key id and
+    page inputs match the last build's keeps its files (they were made from these very bytes,
+    checked then); every other one is verified and rendered now."""
     ring, periods = source.keyring()
     salt = _fingerprint(ring, periods, source.label)
-    todo: dict[str, SiteRow] = {}
-    for r in rows:
-        key = sha256_hex(f"{r.log_sha256}|{r.key_id}|{salt}".encode())
-        old = writer.old_bouts.get(r.bout_id)
-        if old is not None and old.get("key") == key and all(writer.keep(f) for f in old["files"]):
-            writer.bouts[r.bout_id] = old
-        else:
-            todo[r.bout_id] = r
-    for done, (bout_id, envelope, pages) in enumerate(_rendered(source, todo, ring, periods, jobs), 1):
-        r = todo[bout_id]
-        log_rel = f"logs/{bout_id}.bout.json"
-        writer.write(log_rel, envelope)
-        for rel, html in pages.items():
-            writer.write(rel, html.encode())
-        writer.bouts[bout_id] = {"key": sha256_hex(f"{r.log_sha256}|{r.key_id}|{salt}".encode()),
-                                 "files": [log_rel, *pages]}
+    by_id = {r.bout_id: r for r in rows}
+    keys: dict[str, str] = {}
+    seen = 0
+
+    def todo() -> Iterator[_Job]:
+        nonlocal seen
+        for bout_id, envelope in source.envelopes(list(by_id)):
+            seen += 1
+            r = by_id[bout_id]
+            key = keys[bout_id] = _bout_key(hashlib.sha256(envelope).hexdigest(), r, salt)
+            old = writer.old_bouts.get(bout_id)
+            if (old is not None and old.get("key") == key
+                    and all(f in writer.old_files and (writer.out / f).is_file() for f in old["files"])):
+                for f in old["files"]:
+                    writer.keep(f)
+                writer.bouts[bout_id] = old
+                if progress is not None:
+                    progress(seen, len(by_id))
+                continue
+            yield _Job(bout_id, envelope, r.agent, r.rules_version, r.task_version,
+                       {f: writer.old_files[f] for f in (old or {}).get("files", []) if f in writer.old_files})
+
+    for bout_id, written in _done(source, todo(), ring, periods, writer.out, processes):
+        for rel, (digest, size, wrote) in written.items():
+            writer.record(rel, digest, size, wrote)
+        writer.bouts[bout_id] = {"key": keys[bout_id], "files": list(written)}
         report.bouts_rendered += 1
         if progress is not None:
-            progress(done, len(todo))
-    missing = set(todo) - set(writer.bouts)
+            progress(seen, len(by_id))
+    missing = set(by_id) - set(writer.bouts)
     if missing:
         raise SiteError(f"{len(missing)} bouts have no signed log in the source, e.g. {sorted(missing)[0]}")
-
-
-def _payload(envelope: bytes) -> bytes:
-    """The signed payload of an envelope (what the log's SHA-256 is over); b"" if unreadable."""
-    import base64
-    import binascii
-
-    try:
-        return base64.b64decode(strict_loads(envelope)["payload"], validate=True)
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        return b""
 
 
 def _size(n: int) -> str:
@@ -266,8 +325,9 @@ _WHAT = {"bouts.csv": "one row per bout", "bouts.jsonl": "the same rows as JSON 
 
 
 def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None] | None = None,
-               jobs: int = 1) -> BuildReport:
+               jobs: int = 0) -> BuildReport:
     """Build (or rebuild) the site for ``source`` into ``out``; bout pages on ``jobs`` processes
+    (0: every core this process may use; see `referee.parallel.cores`)
     (verifying and rendering a bout is the build's cost; the pages are the same either way).
 
     Raises:
@@ -293,7 +353,7 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
         writer.write(rel, data)
     downloads = [{"name": rel.split("/", 1)[1], "href": rel, "size": _size(len(data)),
                   "what": _WHAT.get(rel.rsplit("/", 1)[-1], "")} for rel, data in sorted(files.items())]
-    _bouts(source, rows, writer, report, progress, jobs)
+    _bouts(source, rows, writer, report, progress, jobs or cores())
     ctx = Context(env=env, catalog=load_catalog(), rows=rows, pending=source.pending(), source=source.label,
                   downloads=downloads, dataset=bool(source.downloads))
     _write_all(writer, all_pages(ctx))

@@ -143,19 +143,18 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
                    total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}))
 
 
-def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[SiteRow]]:
-    """The counted bouts behind each (agent, trap) cell of one board, sprung first."""
-    out: dict[tuple[str, str], list[SiteRow]] = defaultdict(list)
+def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[tuple[str, SiteRow]]]:
+    """The counted bouts behind each (agent, trap) cell of one board with the trap's state in
+    each, sprung first (the state is worked out once per bout and trap, not once per use)."""
+    out: dict[tuple[str, str], list[tuple[str, SiteRow]]] = defaultdict(list)
     for r in ctx.boards[key]:
         if r.bout_id in ctx.counted:
+            sprung, avoided = r.traps("sprung"), r.traps("avoided")
             for t in r.traps("planted"):
-                out[(r.agent, t)].append(r)
+                out[(r.agent, t)].append(("sprung" if t in sprung else "avoided" if t in avoided else "not_reached",
+                                          r))
     order = {"sprung": 0, "avoided": 1, "not_reached": 2}
-    return {k: sorted(v, key=functools.partial(_rank, order, k[1])) for k, v in out.items()}
-
-
-def _rank(order: dict[str, int], trap: str, r: SiteRow) -> int:
-    return order[_state(r, trap)]
+    return {k: sorted(v, key=lambda sr: order[sr[0]]) for k, v in out.items()}
 
 
 def failure_pages(ctx: Context) -> Iterator[tuple[str, str]]:
@@ -192,13 +191,13 @@ def failure_pages(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _cell_pages(ctx: Context, key: Board, agent: str, trap: str,
-                ordered: list[SiteRow]) -> Iterator[tuple[str, str]]:
+                ordered: list[tuple[str, SiteRow]]) -> Iterator[tuple[str, str]]:
     tv, rv = key
-    total = {state: sum(_state(r, trap) == state for r in ordered) for state in ("sprung", "avoided", "not_reached")}
+    total = {state: sum(s == state for s, _ in ordered) for state in ("sprung", "avoided", "not_reached")}
     for chunk, pager in paginate(ordered, LIST_PAGE * 2, lambda n: cell_path(tv, rv, agent, trap, n)):
         sections: list[dict[str, Any]] = []
         for state, text in (("sprung", "Sprung"), ("avoided", "Avoided"), ("not_reached", "Not reached")):
-            members = [r for r in chunk if _state(r, trap) == state]
+            members = [r for s, r in chunk if s == state]
             if members:
                 sections.append({"title": f"{text} ({total[state]} in all)", "rows": members,
                                  "caption": f"{text}: {trap} for {agent}", "pager": None})
@@ -208,10 +207,6 @@ def _cell_pages(ctx: Context, key: Board, agent: str, trap: str,
                        title=f"{trap} for {agent}: Rules {rv} · {tv}", versions=f"Rules {rv} · {tv}",
                        section="failure", sections=sections,
                        intro=f"The counted bouts of {agent} on {tv} under rules {rv} whose world planted {trap}.")
-
-
-def _state(r: SiteRow, trap: str) -> str:
-    return "sprung" if trap in r.traps("sprung") else "avoided" if trap in r.traps("avoided") else "not_reached"
 
 
 def catalogue_pages(ctx: Context) -> Iterator[tuple[str, str]]:

@@ -24,16 +24,15 @@ from referee.signing import Keyring
 
 __all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource", "open_source"]
 
-_COLUMNS = (
-    "bout_id", "season", "agent", "job", "variant", "task_version", "rules_version", "seed", "attempt", "passed",
-    "score_bp", "traps_planted", "traps_sprung", "traps_avoided", "turns", "tool_calls", "tokens", "started_at",
-    "finished_at", "log_sha256", "key_id", "cost_micro_usd", "planned_attempts",
-)
-
-
 @dataclass(slots=True)
 class SiteRow:
-    """One bout as the site lists it (a `referee.boards.RowLike`); trap lists ``;``-joined."""
+    """One bout as the site lists it (a `referee.boards.RowLike`); trap lists ``;``-joined.
+
+    The columns of `referee.store.BoutRow` the site uses, by the same names, without the
+    envelope: a season's 100,000 rows are loaded at once, and a table model per row would
+    hold every signed log and validate every field. A published dataset's rows (which have
+    no envelope column) read into the same type.
+    """
 
     bout_id: str
     season: str
@@ -62,6 +61,10 @@ class SiteRow:
     def traps(self, which: str) -> list[str]:
         """``planted``, ``sprung`` or ``avoided`` as a list of FA- IDs."""
         return [t for t in getattr(self, f"traps_{which}").split(";") if t]
+
+
+_COLUMNS = tuple(SiteRow.__dataclass_fields__)
+"""The `referee.store.BoutRow` columns a `SiteRow` is read from, in its field order."""
 
 
 @dataclass

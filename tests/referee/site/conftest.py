@@ -35,7 +35,7 @@ def demo_specs() -> list:  # type: ignore[type-arg]
 def build(home: Path, db: str, out: Path) -> BuildReport:
     source = StoreSource(Store(db), [keys_dir(home)])
     try:
-        return build_site(source, out)
+        return build_site(source, out, jobs=1)  # one process: the two-process test compares against it
     finally:
         source.close()
 

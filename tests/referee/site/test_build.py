@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -143,6 +145,33 @@ def test_a_rebuild_writes_nothing_and_one_new_bout_rewrites_only_what_it_changes
     assert len(new) == 2 and all(p.split("/")[1].startswith("b-") for p in new)
     assert third.written < first.files / 10, third.written_paths
     assert "index.html" in third.written_paths and "rules/rules-0.4.html" not in third.written_paths
+
+
+def test_a_log_changed_by_one_byte_between_builds_is_checked_again_and_never_shows_verified(
+        demo_store: tuple[Path, str], tmp_path: Path) -> None:
+    """The build state keys a bout by its log's bytes, not by the row's recorded hash: the row
+    still names the old SHA-256, yet the edited log is verified again and fails."""
+    home, db = demo_store
+    copy = tmp_path / "arena.db"
+    copy.write_bytes(Path(db.removeprefix("sqlite:///")).read_bytes())
+    url = f"sqlite:///{copy}"
+    build(home, url, tmp_path / "site")
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        bout_id, envelope = conn.execute("SELECT bout_id, envelope FROM bout ORDER BY bout_id LIMIT 1").fetchone()
+        at = envelope.index(b'"payload":"') + 200
+        edited = envelope[:at] + (b"B" if envelope[at:at + 1] == b"A" else b"A") + envelope[at + 1:]
+        conn.execute("UPDATE bout SET envelope = ? WHERE bout_id = ?", (edited, bout_id))
+    page = tmp_path / "site" / "bouts" / f"{bout_id}.html"
+    assert '<span class="pass">Verified</span>' in page.read_text()
+    again = build(home, url, tmp_path / "site")
+    assert again.bouts_rendered == 1
+    html = page.read_text()
+    assert "NOT VERIFIED" in html and '<span class="pass">Verified</span>' not in html
+    assert (tmp_path / "site" / "logs" / f"{bout_id}.bout.json").read_bytes() == edited
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        conn.execute("UPDATE bout SET envelope = ? WHERE bout_id = ?", (envelope, bout_id))
+    restored = build(home, url, tmp_path / "site")
+    assert restored.bouts_rendered == 1 and '<span class="pass">Verified</span>' in page.read_text()
 
 
 def test_bout_pages_rendered_on_two_processes_are_the_same_bytes(demo_site: DemoSite, tmp_path: Path) -> None:
