@@ -73,6 +73,10 @@ class RunSettings:
     on_paused: Callable[[Paused], None] | None = None
     on_progress: Callable[[RunProgress], None] | None = None
     on_failed: Callable[[str, str], None] | None = None
+    keep: bool = True
+    """Return every finished record from `BoutPool.go`. False for long runs: each record then
+    lives only until its batch is stored and ``on_done`` has seen it, so a 100,000-bout
+    season runs in flat memory (a record holds its whole signed log)."""
 
 
 def header_of(item: Unfinished) -> dict[str, Any]:
@@ -265,7 +269,8 @@ class BoutPool:
                                        work_dir=self.s.work_dir, deadline=self.end, keep_work_log=keep)
 
     def _done(self, record: BoutRecord) -> None:
-        self.records.append(record)
+        if self.s.keep:
+            self.records.append(record)
         self.progress.done += 1
         if self.s.store is None:
             if self.s.on_done:
