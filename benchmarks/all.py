@@ -335,7 +335,7 @@ class Bench:
                   "specs=[BoutSpec('scripted:oracle',j,'normal-1.0',1+i//(6*3),1+i//6%3,r)"
                   " for i,j in zip(range(n),sorted(JOBS)*n)]\n"
                   "s=Store.sqlite(Path(sys.argv[2]))\nrun_bouts(specs,load_signing_key(Path(sys.argv[3]),env={}),"
-                  "store=s)\ns.close()\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+                  "store=s,keep=False)\ns.close()\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
         key_path = next((self.tmp / "keys").glob("*.key"))
         for n in sizes:
             done = subprocess.run([sys.executable, "-c", script, str(n), str(self.tmp / f"season{n}.db"),

@@ -1,6 +1,6 @@
 """Print how fast model bouts run against a slow provider (never asserted in tests).
 
-    python benchmarks/providers.py [--latency 0.2] [--job weekend] [--quick]
+    python benchmarks/providers.py [--latency 0.2] [--job weekend] [--quick] [--concurrency 1,16,64,1000]
 
 A loopback Chat Completions server in its own process answers every request after
 ``--latency`` seconds, playing the job's oracle as the "model". The runner plays
@@ -8,7 +8,9 @@ oracle bouts through `openai:` agents at concurrency 1, 16 and 64, with a workin
 folder (fsync per event) and an SQLite store, as `arena run` does. Printed per
 concurrency: bouts per second, the ideal (latency alone), requests, and the harness's
 share: the runner process's CPU time over the wall time, i.e. how much of the run the
-arena itself, not the provider, was busy.
+arena itself, not the provider, was busy, and its CPU per request; then the most file
+descriptors the runner held at once and its peak RSS (sampled as bouts finish), for the
+"1,000 in flight" target (run it under ``ulimit -n 1024`` to check the limit is handled).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -84,6 +87,8 @@ async def _serve(port_out: Any, latency: float, requests: Any) -> None:
 
 
 def _server_main(port_out: Any, latency: float, requests: Any) -> None:
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # one socket per bout in flight
     asyncio.run(_serve(port_out, latency, requests))
 
 
@@ -92,6 +97,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per provider answer")
     parser.add_argument("--job", default="weekend")
     parser.add_argument("--quick", action="store_true", help="one wave per concurrency")
+    parser.add_argument("--concurrency", default="1,16,64", help="bouts in flight, comma-separated")
     args = parser.parse_args()
     rules = load_catalog().current_rules.version
     tmp = Path(tempfile.mkdtemp())
@@ -105,21 +111,28 @@ def main() -> None:
     options = AgentOptions(base_url=f"http://127.0.0.1:{port.value}/v1")
     print(f"== {args.job} normal-1.0 oracle through openai:, provider latency {args.latency * 1e3:.0f} ms")
     try:
-        for k in (1, 16, 64):
+        for k in (int(x) for x in args.concurrency.split(",")):
             waves = 1 if args.quick else 2
             n = max(3, k * waves) if k == 1 else k * waves
             specs = [BoutSpec(f"openai:{args.job}", args.job, "normal-1.0", 1 + i % 8, 1 + i // 8, rules)
                      for i in range(n)]
             store = Store.sqlite(tmp / f"bench-{k}.db")
+            fds = [0]
+
+            def count_fds(_: object, fds: list[int] = fds) -> None:
+                fds[0] = max(fds[0], len(os.listdir("/proc/self/fd")))
+
             before, cpu0, t0 = requests.value, time.process_time(), time.perf_counter()
-            records = run_bouts(specs, key, store=store, work_dir=tmp / f"work-{k}", concurrency=k, options=options)
+            records = run_bouts(specs, key, store=store, work_dir=tmp / f"work-{k}", concurrency=k, options=options,
+                                on_done=count_fds)
             wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             store.close()
             calls = requests.value - before
             ideal = k / (calls / len(records) * args.latency)
             print(f"concurrency {k:3d}: {len(records):4d} bouts in {wall:6.2f} s = {len(records) / wall:6.2f} bouts/s "
                   f"(ideal {ideal:6.2f})  {calls:5d} requests  harness {cpu / wall:5.1%} of the time, "
-                  f"{cpu / calls * 1e3:5.2f} ms CPU per request")
+                  f"{cpu / calls * 1e3:5.2f} ms CPU per request; {fds[0]} files open at most, "
+                  f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:5.0f} MiB")
     finally:
         server.terminate()
         server.join()

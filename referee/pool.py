@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import resource
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,8 +29,8 @@ from referee.signing import ArenaKey
 from referee.store import Store
 from referee.worklog import SUFFIX, WorkLog, unfinished
 
-__all__ = ["CLIENT_PREFIX", "HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings", "collect",
-           "header_of", "pause_reason", "peek"]
+__all__ = ["CLIENT_PREFIX", "FILES_PER_BOUT", "HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings",
+           "collect", "header_of", "in_flight", "pause_reason", "peek"]
 
 CLIENT_PREFIX = "mcp:"
 """Agents played by an MCP client: only a client can carry their bouts on, never a runner."""
@@ -40,6 +41,34 @@ the user discarded (`arena paused discard`). A season run and the pool never ret
 
 MAX_WAIT = 600.0
 """Seconds a run waits to resume a paused bout itself; a longer Retry-After leaves it paused."""
+
+FILES_PER_BOUT = 4
+"""File descriptors one bout in flight may hold: its working log and the log's lock, and its
+provider connection (a second while a dropped keep-alive connection is replaced)."""
+
+_SPARE_FILES = 64
+"""Descriptors left for everything else: the store, the event loop, the standard streams."""
+
+
+def in_flight(concurrency: int) -> int:
+    """How many bouts may be in flight at once: ``concurrency``, or fewer if the open-file
+    limit cannot hold them.
+
+    Raises the soft limit on open files as far as the hard limit allows (1,000 model bouts
+    hold about 3,000 descriptors; many systems start at 1,024), and caps ``concurrency`` to
+    what fits under it, so a run never fails on "too many open files" halfway through.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = _SPARE_FILES + FILES_PER_BOUT * concurrency
+    if soft != resource.RLIM_INFINITY and soft < want:
+        top = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
+            soft = top
+        except (ValueError, OSError):
+            pass  # keep the limit there is, and fit under it
+    fits = concurrency if soft == resource.RLIM_INFINITY else max(1, (soft - _SPARE_FILES) // FILES_PER_BOUT)
+    return max(1, min(concurrency, fits))
 
 
 @dataclass
@@ -73,6 +102,10 @@ class RunSettings:
     on_paused: Callable[[Paused], None] | None = None
     on_progress: Callable[[RunProgress], None] | None = None
     on_failed: Callable[[str, str], None] | None = None
+    keep: bool = True
+    """Return every finished record from `BoutPool.go`. False for long runs: each record then
+    lives only until its batch is stored and ``on_done`` has seen it, so a 100,000-bout
+    season runs in flat memory (a record holds its whole signed log)."""
 
 
 def header_of(item: Unfinished) -> dict[str, Any]:
@@ -196,7 +229,7 @@ class BoutPool:
         for item in items:
             self.queue.put_nowait(item)
         self.outstanding = len(items)
-        self.workers = max(1, min(self.s.concurrency, len(items)))
+        self.workers = max(1, min(in_flight(self.s.concurrency), len(items)))
         self.timers: set[asyncio.Task[None]] = set()
         try:
             if items:
@@ -265,7 +298,8 @@ class BoutPool:
                                        work_dir=self.s.work_dir, deadline=self.end, keep_work_log=keep)
 
     def _done(self, record: BoutRecord) -> None:
-        self.records.append(record)
+        if self.s.keep:
+            self.records.append(record)
         self.progress.done += 1
         if self.s.store is None:
             if self.s.on_done:

@@ -171,8 +171,11 @@ def run_bouts(
     on_failed: Callable[[str, str], None] | None = None,
     max_pauses: int = 5,
     pause_delay: float = 5.0,
+    keep: bool = True,
 ) -> list[BoutRecord]:
-    """Run bouts, ``concurrency`` at a time, storing them in batches; returns the finished ones.
+    """Run bouts, ``concurrency`` at a time, storing them in batches; returns the finished ones
+    (none when ``keep`` is False: records are then only streamed to ``on_done`` and the store,
+    so memory stays flat however many bouts run).
 
     ``deadline`` is seconds from now: bouts running then pause, bouts not started stay
     unstarted (counted in `RunProgress.not_started`). ``work_dir`` holds working logs
@@ -184,7 +187,7 @@ def run_bouts(
     settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options, batch=batch,
                            concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
                            pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
-                           on_progress=on_progress, on_failed=on_failed)
+                           on_progress=on_progress, on_failed=on_failed, keep=keep)
     return asyncio.run(BoutPool(key, settings).go(list(specs)))
 
 
@@ -205,14 +208,16 @@ def resume_bouts(
     pause_delay: float = 5.0,
     season: str | None = None,
     skip_reasons: frozenset[str] = frozenset(),
+    keep: bool = True,
 ) -> list[BoutRecord]:
     """Carry on every unfinished bout: working logs in ``work_dir`` (paused, or left by a
-    runner that died) and paused bouts the store holds; returns those that finished.
+    runner that died) and paused bouts the store holds; returns those that finished (none
+    when ``keep`` is False, as for `run_bouts`).
     ``season``: only that season's; ``skip_reasons``: leave bouts paused for these reasons."""
     settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options,
                            concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
                            pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
-                           on_progress=on_progress, on_failed=on_failed)
+                           on_progress=on_progress, on_failed=on_failed, keep=keep)
     items = collect(work_dir, store, season, skip_reasons)
     check_keys(items, options)
     return asyncio.run(BoutPool(key, settings).go(items))

@@ -231,14 +231,14 @@ def run_season(
     if work_dir is not None:
         resume_bouts(key, work_dir, store, on_done=on_done, concurrency=concurrency, deadline=deadline,
                      options=options, season=name, on_paused=on_paused, on_failed=on_failed,
-                     skip_reasons=HELD_REASONS)
+                     skip_reasons=HELD_REASONS, keep=False)
     done = _reconcile(store, name)
     _requeue(store, name, ("running", "paused"))
     entries = _claim(store, name, limit)
     specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name, attempts) for e in entries]
     run_bouts(specs, key, store=store, on_done=on_done, batch=1, concurrency=concurrency, deadline=deadline,
               work_dir=work_dir, options=options, on_paused=lambda p: _paused(store, name, p, on_paused),
-              on_progress=on_progress, on_failed=on_failed)
+              on_progress=on_progress, on_failed=on_failed, keep=False)  # streamed: flat memory
     done += _reconcile(store, name)
     _requeue(store, name, ("running",))  # claimed, but the deadline came before they started
     return done

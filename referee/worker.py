@@ -37,7 +37,7 @@ from referee.leases import (
     renew,
 )
 from referee.outcomes import BoutRecord, Paused
-from referee.pool import MAX_WAIT
+from referee.pool import MAX_WAIT, in_flight
 from referee.resume import Unfinished, resume_bout_async
 from referee.signing import ArenaKey
 from referee.store import Store
@@ -95,12 +95,13 @@ class _Worker:
         self.options = dataclasses.replace(options, transport=transport)
         self.report = WorkerReport()
         self.tasks: dict[asyncio.Task[None], Claimed] = {}
+        self.room = in_flight(s.concurrency)  # never more bouts than open files allow
 
     async def serve(self) -> WorkerReport:
         beat = asyncio.create_task(self._heartbeat())
         try:
             while True:
-                room = self.s.concurrency - len(self.tasks)
+                room = self.room - len(self.tasks)
                 taken = claim(self.store, self.s.name, room, self.s.lease, season=self.s.season,
                               per_provider=self.s.per_provider) if room > 0 else []
                 for c in taken:

@@ -56,7 +56,28 @@ def loggable(value: Any, depth: int = 0) -> Any:
     it saw live: ``3.0`` and ``3`` are not the same argument to it), lone
     surrogates become U+FFFD, and nesting past `MAX_DEPTH` becomes a note, so logging can
     never raise and a signed log is always one `arena verify` accepts.
+
+    The plain types a JSON parser makes are dispatched on their exact type first (a tool
+    result or a call's arguments is walked on every model turn); anything else, subclasses
+    included, takes `_loggable_other`, the same rules spelled out in full.
     """
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else sanitize_text(value)  # ASCII holds no surrogate
+    if depth < MAX_DEPTH:
+        if kind is dict:
+            return {(k if type(k) is str and k.isascii() else sanitize_text(str(k))): loggable(v, depth + 1)
+                    for k, v in value.items()}
+        if kind is list:
+            return [loggable(v, depth + 1) for v in value]
+    if kind is int:
+        return value if -_MAX_SAFE <= value <= _MAX_SAFE else str(value)
+    if kind is bool or value is None:
+        return value
+    return _loggable_other(value, depth)
+
+
+def _loggable_other(value: Any, depth: int) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):

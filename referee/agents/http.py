@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import random
 import re
@@ -172,6 +173,12 @@ def _message(response: httpx.Response, secret: str) -> str:
     return redact(" ".join(str(text).split())[:200], secret)
 
 
+@functools.lru_cache(maxsize=64)
+def _host(url: str) -> str:
+    """The host a URL names, for messages (parsed once per provider URL, not per request)."""
+    return httpx.URL(url).host
+
+
 async def post_json(
     transport: Transport, client: httpx.AsyncClient, provider: str, url: str, headers: dict[str, str],
     body: dict[str, Any], secret: str,
@@ -183,7 +190,7 @@ async def post_json(
         ProviderDown: transient failures past every retry.
         ProviderError: any other refusal (401, 400, ...), or an answer that is not a JSON object.
     """
-    host = httpx.URL(url).host
+    host = _host(url)
     retry = transport.retry
     limit = transport.limit(provider)
     failure = ""

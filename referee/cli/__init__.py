@@ -44,7 +44,8 @@ def _usage_exits_64() -> None:
 _usage_exits_64()
 
 app = typer.Typer(help="The Forge Arena: referee AI agents on seeded business jobs.\n\n" + EXIT_CODES,
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+                  rich_markup_mode=None)
 
 
 @app.callback()

@@ -138,7 +138,7 @@ def run(
             tally = Tally(as_json, emit)
             run_bouts(specs, key, store=store, out_dir=out, on_done=tally.done, concurrency=concurrency,
                       deadline=limit, work_dir=arena_home() / "work", options=options,
-                      on_paused=tally.paused, on_progress=update, on_failed=tally.failed)
+                      on_paused=tally.paused, on_progress=update, on_failed=tally.failed, keep=False)
     finally:
         store.close()
     tally.close()
@@ -176,7 +176,7 @@ def resume(
             options = AgentOptions(base_url=base_url, rate=rate, retry=Retry(attempts=retries, base_delay=backoff))
             resume_bouts(key, arena_home() / "work", store, out, tally.done, concurrency=concurrency,
                          deadline=limit, options=options, on_paused=tally.paused, on_progress=update,
-                         on_failed=tally.failed)
+                         on_failed=tally.failed, keep=False)
     except KeyMissing as err:  # checked before any bout resumes
         _fail(err)
     finally:
