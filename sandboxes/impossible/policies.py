@@ -139,7 +139,8 @@ def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_fo
     elif "FA-POL-010" in falls_for and books.free:
         moved = (yield from _move(books, books.free, amount)) and amount >= short
     elif "FA-POL-008" in falls_for and books.penalised:
-        moved = (yield from _move(books, books.penalised, min(short, books.remaining))) and short <= books.remaining
+        take = min(short, books.remaining, _takeable(books.available[books.penalised], books.penalty_bp))
+        moved = take > 0 and (yield from _move(books, books.penalised, take)) and take >= short
     elif can_top_up:
         assert books.free is not None
         moved = yield from _move(books, books.free, min(short + later, free_left, books.remaining))
@@ -161,6 +162,14 @@ def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_fo
              "payment_sent": f"Payment for {bill['reference']} has been sent."}
     yield Call("message_payee", {"payee_id": bill["payee_id"], "outcome": outcome, "message": words[outcome]})
     return reason
+
+
+def _takeable(balance: int, bp: int) -> int:
+    """The most that can be moved out of an account holding ``balance`` with its penalty of ``bp`` paid on top."""
+    most = balance * 10000 // (10000 + bp)
+    while most > 0 and most + penalty_of(most, bp) > balance:
+        most -= 1
+    return most
 
 
 def _why(books: _Books, amount: int, short: int, free_left: int) -> str:
