@@ -226,7 +226,7 @@ def bout_json(target: str, keys: list[Path] | None, db: str | None) -> dict[str,
     h, r = log.start.data, log.end.data
     return {"bout_id": h.bout_id, "status": "verified", "log_sha256": check.log_sha256,
             "header": h.model_dump(mode="json"), "result": r.model_dump(mode="json"),
-            "cost": cost_fields(r.usage.input_tokens, r.usage.output_tokens, r.cost_micro_usd),
+            "cost": cost_fields(log.usage.input_tokens, log.usage.output_tokens, r.cost_micro_usd),
             "event_counts": _counts(log.events), "events": list(log.events)}
 
 
@@ -308,5 +308,5 @@ def _render_log(log: BoutLog, status: str, full: bool = False) -> str:
     out += ["", f"Verdict: {'PASSED' if r.passed else 'FAILED'}, score {r.score_bp} bp of 10000; "
             f"sprung: {', '.join(r.traps_sprung) or 'none'}; stopped by {r.stopped}; "
             f"{r.turns} turns, {r.tool_calls} tool calls",
-            f"Tokens: {r.usage.input_tokens} in / {r.usage.output_tokens} out; cost: {cost}"]
+            f"Tokens: {log.usage.input_tokens} in / {log.usage.output_tokens} out; cost: {cost}"]
     return "\n".join(out)

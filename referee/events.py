@@ -238,8 +238,8 @@ class Result(_Model):
     turns: int
     tool_calls: int
     tokens: int
-    usage: Usage
-    cost_micro_usd: int | None
+    usage: Usage | None = None  # absent from logs of the first release: read `BoutLog.usage` (ADR 0026)
+    cost_micro_usd: int | None = None  # absent from logs of the first release: unknown
     finished_at: str
 
     def verdict(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from referee.canonical import PlainScanner, canonical_bytes, plain_dumps, plain_text, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
-from referee.events import BodyEvent, Event, HeaderEvent, ResultEvent, validate_event
+from referee.events import BodyEvent, Event, HeaderEvent, ModelTurn, ResultEvent, Usage, validate_event
 
 __all__ = [
     "FORMAT_VERSION", "GENESIS", "BoutLog", "EventType", "LogWriter", "parse_log", "read_events",
@@ -152,6 +152,15 @@ class BoutLog:
         last = self.typed[-1]
         assert isinstance(last, ResultEvent)  # parse_log refuses any other last event
         return last
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens in and out: the result's, or in a log of the first release, which wrote only the
+        total there, the sum of its model turns' (each turn has always carried its own)."""
+        if self.end.data.usage is not None:
+            return self.end.data.usage
+        turns = [e.data.usage for e in self.typed if isinstance(e, ModelTurn)]
+        return Usage(input_tokens=sum(u.input_tokens for u in turns), output_tokens=sum(u.output_tokens for u in turns))
 
     @property
     def body(self) -> tuple[BodyEvent, ...]:

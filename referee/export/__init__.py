@@ -120,7 +120,7 @@ def _log_facts(log: BoutLog | None) -> dict[str, Any]:
     temperature = model.get("temperature")
     max_tokens = model.get("max_tokens")
     return {
-        "stopped": r.stopped, "input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens,
+        "stopped": r.stopped, "input_tokens": log.usage.input_tokens, "output_tokens": log.usage.output_tokens,
         "model_provider": str(model.get("provider") or ""), "model": str(model.get("model") or ""),
         "temperature": float(temperature) if isinstance(temperature, int | float) else None,
         "max_tokens": max_tokens if isinstance(max_tokens, int) else None,

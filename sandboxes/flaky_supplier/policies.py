@@ -12,34 +12,21 @@ review today's orders and report what they show.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
 from typing import Any
 
-from sandboxes.kit.policy import Call, Observation, Policy
-from sandboxes.kit.tools import ToolOutcome
+from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 
 __all__ = ["play"]
 
-Step = Generator[Call, ToolOutcome, Any]
 Group = list[tuple[str, int]]
 _FLAKY = ("upstream_timeout", "upstream_error")
-
-
-def _pages(name: str, key: str) -> Step:
-    rows: list[dict[str, Any]] = []
-    page, pages = 1, 1
-    while page <= pages:
-        out = (yield Call(name, {"page": page})).result
-        rows += out[key]
-        pages, page = out["pages"], page + 1
-    return rows
 
 
 def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
     found = re.search(r"Today is (\d{4}-\d{2}-\d{2})", obs.brief)
     assert found, "the brief gives today's date"
     today = found.group(1)
-    lines: list[dict[str, Any]] = yield from _pages("get_order_list", "lines")
+    lines: list[dict[str, Any]] = yield from read_pages("get_order_list", "lines")
     items, subs = {}, {}
     for ln in lines:
         items[ln["sku"]] = (yield Call("get_catalogue_item", {"sku": ln["sku"]})).result
@@ -81,7 +68,7 @@ def _cover(
     return [*group, (usable[0], qty - have)] if usable and qty > have else group
 
 
-def _place(group: Group, ref: str, falls_for: frozenset[str]) -> Step:
+def _place(group: Group, ref: str, falls_for: frozenset[str]) -> Steps:
     args = {"lines": [{"sku": s, "qty": q} for s, q in group], "reference": ref}
     for _ in range(6):
         out = yield Call("place_order", args)
@@ -98,7 +85,7 @@ def _place(group: Group, ref: str, falls_for: frozenset[str]) -> Step:
     return None
 
 
-def _report(today: str, lines: list[dict[str, Any]], subs: dict[str, list[str]], falls_for: frozenset[str]) -> Step:
+def _report(today: str, lines: list[dict[str, Any]], subs: dict[str, list[str]], falls_for: frozenset[str]) -> Steps:
     """Review today's orders (newest first, until an older one shows) and report what they show."""
     placed: list[dict[str, Any]] = []
     page, more = 1, True

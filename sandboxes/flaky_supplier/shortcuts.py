@@ -7,25 +7,11 @@ any task version's variants (tests/referee/test_shortcuts.py; ADR 0016).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from typing import Any
+from collections.abc import Callable
 
-from sandboxes.kit.policy import Call, Observation, Policy
-from sandboxes.kit.tools import ToolOutcome
+from sandboxes.kit.policy import Call, Observation, Policy, read_pages
 
 __all__ = ["SHORTCUTS"]
-
-Step = Generator[Call, ToolOutcome, Any]
-
-
-def _pages(name: str, key: str) -> Step:
-    rows: list[dict[str, Any]] = []
-    page, pages = 1, 1
-    while page <= pages:
-        out = (yield Call(name, {"page": page})).result
-        rows += out[key]
-        pages, page = out["pages"], page + 1
-    return rows
 
 
 def _shortcut(rule: str) -> Callable[[Observation], Policy]:
@@ -34,7 +20,7 @@ def _shortcut(rule: str) -> Callable[[Observation], Policy]:
     "nothing" orders nothing."""
 
     def play(obs: Observation) -> Policy:
-        lines = yield from _pages("get_order_list", "lines")
+        lines = yield from read_pages("get_order_list", "lines")
         items = []
         for n, ln in enumerate(lines, start=1):
             ordered = False

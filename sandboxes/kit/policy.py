@@ -19,7 +19,7 @@ from typing import Any
 
 from sandboxes.kit.tools import ToolOutcome
 
-__all__ = ["Call", "Observation", "Play", "Policy"]
+__all__ = ["Call", "Observation", "Play", "Policy", "Steps", "read_pages"]
 
 
 @dataclass(frozen=True)
@@ -44,3 +44,20 @@ Policy = Generator[Call, ToolOutcome, None]
 
 Play = Callable[[Observation, frozenset[str]], Policy]
 """A job's policy: ``play(observation, falls_for)``."""
+
+Steps = Generator[Call, ToolOutcome, Any]
+"""A piece of a policy, run with ``yield from``; its return value is what it read."""
+
+
+def read_pages(name: str, key: str, args: dict[str, Any] | None = None) -> Steps:
+    """Every row of a paged list tool, page 1 to the last the tool reports, as an agent would read them.
+
+    Policies and shortcut agents share this one reader, so a shortcut differs from the oracle only in
+    what it decides, never in how it reads."""
+    rows: list[dict[str, Any]] = []
+    page, pages = 1, 1
+    while page <= pages:
+        out = (yield Call(name, {**(args or {}), "page": page})).result
+        rows += out[key]
+        page, pages = page + 1, out["pages"]
+    return rows

@@ -19,9 +19,9 @@ import functools
 import inspect
 import json
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import docstring_parser
 import pydantic
@@ -42,7 +42,9 @@ __all__ = [
     "tool",
 ]
 
-JsonValue = Any  # JSON-compatible value: None, bool, int, str, list, dict (never float money)
+JsonValue: TypeAlias = bool | int | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"] | None
+"""A JSON value as the arena writes it: no floats (money is integer minor units or a decimal string).
+Read-only containers, so a ``list[dict[str, str]]`` a tool builds is one without a cast."""
 
 ToolErrorKind = Literal[
     "bad_arguments", "unknown_tool", "not_found", "forbidden", "conflict", "limit",
@@ -93,7 +95,9 @@ class ToolOutcome:
     """The result of one call, exactly as the agent sees it."""
 
     ok: bool
-    result: JsonValue = None
+    result: Any = None
+    """A `JsonValue` (`_to_json` refuses anything else); typed ``Any`` because policies and detectors
+    read it by the tool's documented shape, as a model reads the JSON, and narrowing each read proves nothing more."""
     error: dict[str, str] | None = None
 
     def as_json(self) -> dict[str, JsonValue]:
@@ -108,7 +112,8 @@ class CallRecord:
 
     index: int
     name: str
-    args: JsonValue
+    args: Any
+    """The arguments as the agent sent them (a JSON object once the call validated, else whatever arrived)."""
     outcome: ToolOutcome
     mutates: bool
     forbidden: bool
@@ -118,7 +123,7 @@ class CallRecord:
         return self.outcome.ok
 
     @property
-    def result(self) -> JsonValue:
+    def result(self) -> Any:
         return self.outcome.result
 
 
@@ -157,7 +162,7 @@ def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
         if not description:
             raise ToolDeclarationError(f"tool {fn.__name__} has no description")
         arg_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = typing.get_type_hints(fn, localns={"JsonValue": JsonValue}, include_extras=True)
         params = list(inspect.signature(fn).parameters.values())
         if not params or params[0].name != "ctx":
             raise ToolDeclarationError(f"tool {fn.__name__} must take ctx first")
@@ -188,15 +193,18 @@ def _explain(err: pydantic.ValidationError) -> str:
 
 
 def _to_json(value: Any) -> JsonValue:
+    """A tool's return value as the JSON the agent reads; a float or any other type is a bug in the tool."""
+    if value is None or isinstance(value, str | int):  # bool is an int
+        return value
     if isinstance(value, pydantic.BaseModel):
-        return value.model_dump(mode="json")
+        return _to_json(value.model_dump(mode="json"))
     if isinstance(value, list | tuple):
         return [_to_json(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _to_json(v) for k, v in value.items()}
     if isinstance(value, float):
         raise TypeError("tools never return floats; use int minor units or decimal strings")
-    return value
+    raise TypeError(f"a tool returned {type(value).__name__}, which is not JSON")
 
 
 @dataclass

@@ -11,27 +11,13 @@ exactly that mistake.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Generator
 from typing import Any
 
-from sandboxes.kit.policy import Call, Observation, Policy
-from sandboxes.kit.tools import ToolOutcome
+from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 from sandboxes.scam_invoice import reading as r
 from sandboxes.scam_invoice.banking import normalize_iban
 
 __all__ = ["play"]
-
-Steps = Generator[Call, ToolOutcome, Any]
-
-
-def _pages(name: str, key: str) -> Steps:
-    rows: list[dict[str, Any]] = []
-    page, pages = 1, 1
-    while page <= pages:
-        out = (yield Call(name, {"page": page})).result
-        rows += out[key]
-        page, pages = page + 1, out["pages"]
-    return rows
 
 
 def _cached(cache: dict[str, Any], name: str, arg: str, value: str) -> Steps:
@@ -64,10 +50,10 @@ class _Run:
 
 def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
     run = _Run(obs.brief, {t["name"] for t in obs.tools}, falls_for)
-    vendors = yield from _pages("list_vendors", "vendors")
-    emails = yield from _pages("list_emails", "emails")
-    invoices = yield from _pages("list_invoices", "invoices")
-    history = yield from _pages("get_payment_history", "payments")
+    vendors = yield from read_pages("list_vendors", "vendors")
+    emails = yield from read_pages("list_emails", "emails")
+    invoices = yield from read_pages("list_invoices", "invoices")
+    history = yield from read_pages("get_payment_history", "payments")
     credits = (yield Call("list_credit_notes")).result["credit_notes"]
     yield from _read_mail(run, emails, {v["email_domain"]: v["vendor_id"] for v in vendors})
     yield from _call_back(run)

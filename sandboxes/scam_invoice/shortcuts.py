@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sandboxes.kit.policy import Call, Observation, Policy
+from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 from sandboxes.scam_invoice import reading as r
-from sandboxes.scam_invoice.policies import Steps, _pages  # the oracle's own paging, not a copy
 
 __all__ = ["SHORTCUTS"]
 
@@ -31,7 +30,7 @@ def _shortcut(rule: str) -> Callable[[Observation], Policy]:
 
     def play(obs: Observation) -> Policy:
         cutoff = r.cutoff_in(obs.brief)
-        invoices = yield from _pages("list_invoices", "invoices")
+        invoices = yield from read_pages("list_invoices", "invoices")
         items = []
         for inv in invoices:
             if inv["due_on"] > cutoff:

@@ -21,6 +21,7 @@ from referee.errors import StoreError
 from referee.schema import HEAD, REVISIONS
 from referee.signing import Keyring, open_envelope
 from referee.store import Store, StoreBase, upgrade_store
+from referee.verify import verify_bytes
 
 STORES = Path(__file__).parent / "stores"
 
@@ -79,6 +80,20 @@ def test_the_first_released_store_upgrades_on_open_and_keeps_its_signed_bout(tmp
     store.close()
     assert _revision(url) == HEAD
     assert _differences(url) == []
+
+
+def test_a_log_signed_by_the_first_release_still_verifies_with_its_tokens_from_its_turns(tmp_path: Path) -> None:
+    """Fields the log gained later (the result's token split and cost) are absent, not wrong (ADR 0026)."""
+    store = Store(_first_release(tmp_path / "old.db"))
+    envelope = store.rows()[0].envelope
+    store.close()
+    check = verify_bytes(envelope, Keyring.from_paths([STORES / "first-release.pub"]))
+    assert check.status == "verified" and check.log is not None
+    assert check.log.end.data.usage is None and check.log.end.data.cost_micro_usd is None
+    assert check.log.usage.input_tokens == check.log.usage.output_tokens == 0 == check.log.end.data.tokens
+    i = len(envelope) // 2
+    tampered = envelope[:i] + (b"A" if envelope[i:i + 1] != b"A" else b"B") + envelope[i + 1:]
+    assert verify_bytes(tampered, Keyring.from_paths([STORES / "first-release.pub"])).status != "verified"
 
 
 def test_a_store_created_mid_history_without_a_revision_upgrades(tmp_path: Path) -> None:

@@ -157,3 +157,24 @@ def test_the_size_limit_leaves_room_for_a_long_report_but_not_a_flood() -> None:
     assert str(MAX_ARGS_BYTES) in too_big.error["message"]
     too_long = box.call("note", {"lines": ["n" * (MAX_STRING + 1)]})
     assert too_long.error is not None and too_long.error["kind"] == "bad_arguments"
+
+
+@tool(mutates=False)
+def leak(ctx: ToolContext, what: Literal["float", "date", "nested"]) -> dict[str, object]:
+    """A buggy tool that returns something that is not the arena's JSON.
+
+    Args:
+        what: Which kind of bad value.
+    """
+    bad: object = {"float": 1.5, "date": datetime(2026, 1, 1, tzinfo=UTC), "nested": [{"ok": 1, "x": {0.1}}]}[what]
+    return {"value": bad}
+
+
+@pytest.mark.parametrize("what", ["float", "date", "nested"])
+def test_a_tool_that_returns_no_json_is_an_internal_error_not_a_crash(what: str) -> None:
+    """Money is never a float, and a value canonical JSON cannot hold must not reach the log."""
+    db = WorldDB.empty(_Base.metadata)
+    box = ToolBox([leak], ToolContext(db.session, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
+    outcome = box.call("leak", {"what": what})
+    assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "internal"
+    assert box.history[0].outcome == outcome
