@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from sandboxes.impossible.policies import Step, _finish, _move, _pages, _pay, _read  # the oracle's own, not copies
-from sandboxes.kit.policy import Call, Observation, Policy
+from sandboxes.impossible.policies import _finish, _move, _pay, _read  # the oracle's own, not copies
+from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 
 __all__ = ["SHORTCUTS"]
 
@@ -28,7 +28,7 @@ Leave = Callable[[list[Bill], int], list[Bill]]
 """Which bills a shortcut leaves unpaid, given what it thinks it can spend."""
 
 
-def _available(account: str) -> Step:
+def _available(account: str) -> Steps:
     return (yield Call("get_balance", {"account_id": account})).result["available_minor"]
 
 
@@ -67,11 +67,11 @@ def _shortcut(leave: Leave, *, transfer: bool, keep_debits: bool = False) -> Cal
         found = re.search(r"current account (ACC-\d+)", obs.brief)
         assert found, "the brief names the current account"
         current = found.group(1)
-        bills: list[Bill] = yield from _pages("list_bills", {}, "bills")
+        bills: list[Bill] = yield from read_pages("list_bills", "bills")
         room: int = yield from _available(current)
         if keep_debits:
             until = re.search(r"up to and including (\d{4}-\d{2}-\d{2})", obs.brief)
-            debits = yield from _pages("list_scheduled_debits", {"account_id": current}, "debits")
+            debits = yield from read_pages("list_scheduled_debits", "debits", {"account_id": current})
             room -= sum(d["amount_minor"] for d in debits if until and d["due_on"] <= until.group(1))
         richest, spare = None, 0
         if transfer:
