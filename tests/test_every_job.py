@@ -41,10 +41,10 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("flaky-supplier", "hard-v2", 3): "62fedc18e2b0e31014b4310ed150651720c0e51551cbdda0d004855c1337b9b2",
     ("flaky-supplier", "hard-v3", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
     ("flaky-supplier", "hard-v3.1", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
-    ("impossible", "normal-1.0", 1): "21600f92d0871cced04dd94b92afbba1b00e08f52d1fa4cfa4452520ec53f7d1",
-    ("impossible", "hard-v2", 3): "5aba832fc0986253e97779af86686d650a5eec1a41c5e57d79285d6bea8246cd",
-    ("impossible", "hard-v3", 4): "ecd297f355923e6164af12a64c88c0f46b7f7f6c94c60d657835af55cd25d1a7",
-    ("impossible", "hard-v3.1", 4): "ecd297f355923e6164af12a64c88c0f46b7f7f6c94c60d657835af55cd25d1a7",
+    ("impossible", "normal-1.0", 1): "496561a5fd53cce74b482956451f551e10704de5ff052260a736e55095fbc6dd",
+    ("impossible", "hard-v2", 3): "22b5bc1ccea2352377fa7ac867182c580aa083b63030c3e4074f89560ebc6894",
+    ("impossible", "hard-v3", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
+    ("impossible", "hard-v3.1", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
     ("refund", "normal-1.0", 1): "1ad705efb8c1632c416f5db4ae6a853d4ab8609c5fbe5163d83524defe0d03ad",
     ("refund", "hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
     ("refund", "hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
@@ -63,7 +63,8 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("weekend", "hard-v3.1", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
 }
 """World digests per (job, task version, seed); they change only in a commit that says why the
-world changed (impossible, every task version: ADR 0016; flaky-supplier Normal 1.0 worlds that drew
+world changed (impossible, every task version: ADR 0016, twice: first the date order, then a top-up some
+bill always needs and the notice account always the richer; flaky-supplier Normal 1.0 worlds that drew
 no error before placing change too, not seed 1).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""

@@ -1,26 +1,26 @@
 """Shortcut agents for the bank job: fixed rules that read as little as they can.
 
-Each pays bills at face value from the list (never `get_bill`, so no instalment and no
-issue date), reads only the current account's available balance, and decides by a
+Most pay bills at face value from the list (never `get_bill`, so no instalment and no
+issue date), read only the current account's available balance, and decide by a
 fixed rule which bill to leave when they do not all fit. The ``-transfer`` ones also
 top the current account up from the richest savings account (its terms unread) when
-that makes the bills fit. They report honestly what they did, so a shortcut fails
-only for what it decided, never for a lie. None may pass more than a small share of
-any task version's variants (tests/sandboxes/test_shortcuts.py; ADR 0016).
+that makes the bills fit. The ``oldest-first`` ones read what the oracle reads and
+follow the date order, but never top up, or top up from the richest account. They report honestly what they did, so a
+shortcut fails only for what it decided, never for a lie. None may pass more than a
+small share of any task version's variants (tests/referee/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
-from sandboxes.kit.policy import Call, Observation, Policy
-from sandboxes.kit.tools import ToolOutcome
+from sandboxes.impossible.policies import _finish, _move, _pay, _read  # the oracle's own, not copies
+from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 
 __all__ = ["SHORTCUTS"]
 
-Step = Generator[Call, ToolOutcome, Any]
 Bill = dict[str, Any]
 Pick = Callable[[list[Bill]], list[Bill]]
 """Which bills a fixed shortcut leaves unpaid when they do not all fit."""
@@ -28,17 +28,7 @@ Leave = Callable[[list[Bill], int], list[Bill]]
 """Which bills a shortcut leaves unpaid, given what it thinks it can spend."""
 
 
-def _pages(name: str, args: dict[str, Any], key: str) -> Step:
-    rows: list[dict[str, Any]] = []
-    page, pages = 1, 1
-    while page <= pages:
-        out = (yield Call(name, {**args, "page": page})).result
-        rows += out[key]
-        pages, page = out["pages"], page + 1
-    return rows
-
-
-def _available(account: str) -> Step:
+def _available(account: str) -> Steps:
     return (yield Call("get_balance", {"account_id": account})).result["available_minor"]
 
 
@@ -77,11 +67,11 @@ def _shortcut(leave: Leave, *, transfer: bool, keep_debits: bool = False) -> Cal
         found = re.search(r"current account (ACC-\d+)", obs.brief)
         assert found, "the brief names the current account"
         current = found.group(1)
-        bills: list[Bill] = yield from _pages("list_bills", {}, "bills")
+        bills: list[Bill] = yield from read_pages("list_bills", "bills")
         room: int = yield from _available(current)
         if keep_debits:
             until = re.search(r"up to and including (\d{4}-\d{2}-\d{2})", obs.brief)
-            debits = yield from _pages("list_scheduled_debits", {"account_id": current}, "debits")
+            debits = yield from read_pages("list_scheduled_debits", "debits", {"account_id": current})
             room -= sum(d["amount_minor"] for d in debits if until and d["due_on"] <= until.group(1))
         richest, spare = None, 0
         if transfer:
@@ -112,11 +102,41 @@ def _shortcut(leave: Leave, *, transfer: bool, keep_debits: bool = False) -> Cal
     return play
 
 
+def _oldest_first(*, keep_debits: bool, top_up: bool = False) -> Callable[[Observation], Policy]:
+    """Reads all the oracle reads and pays oldest first each bill whose due amount fits.
+
+    The lazy readings of the house rules: dates and instalments right, but no savings touched (and, without
+    ``keep_debits``, the debit money spent as if it were free); or, with ``top_up``, a bill that does not fit
+    topped up from the savings account holding the most, its terms and today's limit unheeded.
+    """
+
+    def play(obs: Observation) -> Policy:
+        books = yield from _read(obs)
+        keep = books.kept_back if keep_debits else 0
+        savings = [a for a in books.available if a != books.current]
+        skipped: dict[str, str] = {}
+        for bill in sorted(books.bills, key=lambda b: (b["issued_on"], b["bill_id"])):
+            short = bill["due"] + keep - books.available[books.current]
+            if short > 0 and top_up:
+                yield from _move(books, max(savings, key=lambda a: books.available[a]), short)
+            if bill["due"] + keep <= books.available[books.current] and (yield from _pay(books, bill, bill["due"])):
+                continue
+            skipped[bill["bill_id"]] = "it does not fit the balance"
+            yield Call("message_payee", {"payee_id": bill["payee_id"], "outcome": "not_paid",
+                                         "message": f"We cannot pay {bill['reference']} today."})
+        yield from _finish(books, skipped, frozenset())
+
+    return play
+
+
 SHORTCUTS: dict[str, Callable[[Observation], Policy]] = {
     **{f"{name}/never-transfer": _shortcut(_when_short(pick), transfer=False) for name, pick in _PICKS.items()},
     **{f"{name}/always-transfer": _shortcut(_when_short(pick), transfer=True) for name, pick in _PICKS.items()},
     "greedy-in-list-order": _shortcut(_greedy, transfer=False),
     "greedy-keeping-the-debits": _shortcut(_greedy, transfer=False, keep_debits=True),
     "greedy-keeping-the-debits/always-transfer": _shortcut(_greedy, transfer=True, keep_debits=True),
+    "oldest-first-ignoring-the-debits": _oldest_first(keep_debits=False),
+    "oldest-first-keeping-the-debits/never-transfer": _oldest_first(keep_debits=True),
+    "oldest-first-keeping-the-debits/top-up-from-the-richest": _oldest_first(keep_debits=True, top_up=True),
 }
 """Name -> shortcut policy (it sees only the brief and tool results, as a model does)."""

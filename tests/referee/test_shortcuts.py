@@ -18,10 +18,7 @@ from sandboxes.kit.policy import Observation, Policy
 
 CASES = [(job, tv) for job in sorted(JOBS) if JOBS[job].shortcuts for tv in JOBS[job].variants]
 MOST = 0.10
-PARTIAL = {("impossible", "greedy-keeping-the-debits"): 0.25}
-"""Agents that read one rule, held to a looser bound, each named (ADR 0016): greedy keeping the debits
-reads the debits and passes where the list's ID order happens to agree with the issue dates (3/20 on
-Normal 1.0, 4/20 on Hard v3 and v3.1 when measured). Open: bring it under MOST."""
+"""Every shortcut of every job, with no exemption (ADR 0016)."""
 
 
 def test_every_job_lists_its_shortcuts() -> None:
@@ -35,7 +32,7 @@ def test_no_shortcut_passes_more_than_a_small_share(job: str, tv: str) -> None:
     too_many = {}
     for name in JOBS[job].shortcuts:
         passed = sum(passes(job, name, tv, seed) for seed in range(1, 21))
-        if passed / 20 > PARTIAL.get((job, name), MOST):
+        if passed / 20 > MOST:
             too_many[name] = f"{passed}/20"
     assert too_many == {}
 
