@@ -34,7 +34,7 @@ from referee.errors import AgentFailed, AgentGone, KeyRefused, ProviderError, Ra
 from referee.judge import judge
 from referee.log import LogWriter, utc_now
 from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
-from referee.replay import world_digests
+from referee.replay import state_digest, world_digests
 from referee.signing import ArenaKey, envelope_bytes, sign_envelope
 from referee.worklog import WorkLog, write_atomic
 from sandboxes import get_job
@@ -307,7 +307,7 @@ def finish(
     """
     world = bout.world
     verdict = judge(world, bout.rules)
-    end_digest = digest(world.snapshot())
+    end_digest = state_digest(world)
     findings = [{**f, "events": [bout.call_seq[i] for i in f["calls"] if i in bout.call_seq]}
                 for f in verdict.findings]
     verdict = dataclasses.replace(verdict, findings=findings)  # each finding names its log events

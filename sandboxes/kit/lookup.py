@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from sqlmodel import Session, SQLModel, func, select
+from sqlmodel import Session, SQLModel
 
 from sandboxes.kit.tools import ToolError
 
@@ -54,8 +54,15 @@ def page_of(
 
 
 def count_rows(session: Session, table: type[SQLModel]) -> int:
-    """How many rows ``table`` holds now, in this call's transaction."""
-    return int(session.exec(select(func.count()).select_from(table)).one())
+    """How many rows ``table`` holds now, in this call's transaction.
+
+    Asked of SQLite directly, after flushing what the session holds (as the ORM's own
+    autoflush would): the ORM's statement machinery cost fifty times the count itself.
+    """
+    session.flush()
+    raw = session.connection().connection.driver_connection
+    name = table.__table__.name  # type: ignore[attr-defined]
+    return int(raw.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])  # type: ignore[union-attr]
 
 
 def next_id(session: Session, table: type[SQLModel], prefix: str, width: int) -> str:
