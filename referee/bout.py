@@ -29,7 +29,7 @@ from referee.agent_host import MAX_DETAIL
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, key_variable, make_agent
 from referee.agents.base import Turn, loggable, loggable_args, loggable_name, loggable_text
 from referee.agents.http import ProviderDown
-from referee.canonical import digest, sanitize_text, sha256_hex
+from referee.canonical import sanitize_text, sha256_hex
 from referee.errors import AgentFailed, AgentGone, KeyRefused, ProviderError, RateLimited, ResumeError
 from referee.judge import judge
 from referee.log import LogWriter, utc_now

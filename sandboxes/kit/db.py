@@ -182,5 +182,4 @@ class WorldDB:
     def close(self) -> None:
         self._held.clear()
         self.session.close()
-        self.engine.dispose()
-        self._raw.close()
+        self._raw.close()  # the engine's one pooled connection: `Engine.dispose` would only build a new pool
