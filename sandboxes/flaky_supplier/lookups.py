@@ -15,7 +15,7 @@ from sandboxes.flaky_supplier.models import (
     Substitute,
     SupplierOrder,
 )
-from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.lookup import get_or_not_found, read_rows
 from sandboxes.kit.tools import JsonValue
 
 __all__ = [
@@ -43,8 +43,8 @@ def find_order(session: Session, order_id: str) -> SupplierOrder:
 
 
 def order_json(session: Session, order: SupplierOrder) -> dict[str, JsonValue]:
-    lines = session.exec(select(OrderLine).where(OrderLine.order_id == order.order_id)
-                         .order_by(col(OrderLine.sku))).all()
+    lines = read_rows(session, select(OrderLine).where(OrderLine.order_id == order.order_id)
+                      .order_by(col(OrderLine.sku)))
     return {"order_id": order.order_id, "reference": order.reference, "placed_at": order.placed_at,
             "status": order.status, "lines": [
                 {"sku": ln.sku, "ordered": ln.ordered, "filled": ln.filled, "backordered": ln.backordered,

@@ -8,13 +8,14 @@ lives, never what the agent sees.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlmodel import Session, SQLModel
+from sqlmodel.sql.expression import SelectOfScalar
 
 from sandboxes.kit.tools import ToolError
 
-__all__ = ["count_rows", "get_or_not_found", "next_id", "page_of"]
+__all__ = ["count_rows", "get_or_not_found", "next_id", "page_of", "read_rows"]
 
 M = TypeVar("M", bound=SQLModel)
 T = TypeVar("T")
@@ -73,3 +74,17 @@ def next_id(session: Session, table: type[SQLModel], prefix: str, width: int) ->
     a replay of the same calls would hand out different IDs).
     """
     return f"{prefix}-{count_rows(session, table) + 1:0{width}d}"
+
+
+def read_rows(session: Session, query: SelectOfScalar[M]) -> list[M]:
+    """The rows ``query`` selects, for a tool that only reads them.
+
+    Run as a Core statement on the session's connection (after flushing what the
+    session holds, as the ORM's autoflush would), so each row is a plain row whose
+    attributes carry the model's column names and values, not an object of the ORM:
+    the ORM's per-statement work cost twenty times the query. Never change such a row
+    or hand it to code that does; fetch the object with ``session.get`` for that.
+    """
+    session.flush()
+    rows: Any = session.connection().execute(query).all()
+    return cast("list[M]", rows)

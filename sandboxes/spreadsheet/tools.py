@@ -14,7 +14,7 @@ from typing import Any
 from sqlmodel import col, func, select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.lookup import count_rows
+from sandboxes.kit.lookup import count_rows, read_rows
 from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 from sandboxes.spreadsheet.actions import (
@@ -108,8 +108,8 @@ def get_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
         row_id: The row's ID, e.g. "R-0042".
     """
     row = find_row(ctx, row_id)
-    history = ctx.session.exec(select(AddressHistory).where(col(AddressHistory.row_id) == row_id)
-                               .order_by(col(AddressHistory.id))).all()
+    history = read_rows(ctx.session, select(AddressHistory).where(col(AddressHistory.row_id) == row_id)
+                        .order_by(col(AddressHistory.id)))
     status = row.status if row.status != "merged" else f"merged into {row.merged_into}"
     return {**cells(row), "previous_addresses": [{"address": h.address, "until": h.until} for h in history],
             "status": status}

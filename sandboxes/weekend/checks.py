@@ -13,7 +13,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from sandboxes.kit.clock import zone
-from sandboxes.kit.lookup import get_or_not_found, next_id, page_of
+from sandboxes.kit.lookup import get_or_not_found, next_id, page_of, read_rows
 from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.weekend import listing, reading
 from sandboxes.weekend.models import Booking, Fare, Hotel, HotelFee, Rate, Room, Trip
@@ -89,9 +89,10 @@ def find_fare(ctx: ToolContext, fare_id: str) -> Fare:
 
 def hotel_rows(ctx: ToolContext, hotel_id: str) -> tuple[Hotel, list[HotelFee], list[Room]]:
     hotel = get_or_not_found(ctx.session, Hotel, hotel_id, "hotel", "hotel IDs come from search_hotels")
-    fees = ctx.session.exec(select(HotelFee).where(HotelFee.hotel_id == hotel_id).order_by(col(HotelFee.seq))).all()
-    rooms = ctx.session.exec(select(Room).where(Room.hotel_id == hotel_id).order_by(col(Room.sleeps), col(Room.code)))
-    return hotel, list(fees), list(rooms.all())
+    fees = read_rows(ctx.session, select(HotelFee).where(HotelFee.hotel_id == hotel_id).order_by(col(HotelFee.seq)))
+    rooms = read_rows(ctx.session, select(Room).where(Room.hotel_id == hotel_id)
+                      .order_by(col(Room.sleeps), col(Room.code)))
+    return hotel, fees, rooms  # read-only rows: a booking gets its Room with session.get
 
 
 def terms_of(ctx: ToolContext, hotel_id: str) -> dict[str, Any]:
