@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, func, select
 
-from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.lookup import get_or_not_found, read_rows
 from sandboxes.refund.models import (
     Bundle,
     Customer,
@@ -53,8 +53,8 @@ def order_total(session: Session, order_id: str) -> int:
     """What the customer paid: priced lines, bundles and shipping, in minor units."""
     order = session.get(ShopOrder, order_id)
     assert order is not None
-    lines = session.exec(select(OrderLine).where(OrderLine.order_id == order_id)).all()
-    bundles = session.exec(select(Bundle).where(Bundle.order_id == order_id)).all()
+    lines = read_rows(session, select(OrderLine).where(OrderLine.order_id == order_id))
+    bundles = read_rows(session, select(Bundle).where(Bundle.order_id == order_id))
     return paid(order, lines, bundles)
 
 
