@@ -76,8 +76,11 @@ def next_id(session: Session, table: type[SQLModel], prefix: str, width: int) ->
     return f"{prefix}-{count_rows(session, table) + 1:0{width}d}"
 
 
-def read_rows(session: Session, query: SelectOfScalar[M]) -> list[M]:
-    """The rows ``query`` selects, for a tool that only reads them.
+def read_rows(session: Session, query: SelectOfScalar[M], **params: Any) -> list[M]:
+    """The rows ``query`` selects (``params`` fill its `bindparam`s), for a tool that only reads them.
+
+    A query built once at import with bind parameters is cheaper again: building a
+    statement and its cache key cost more than running it.
 
     Run as a Core statement on the session's connection (after flushing what the
     session holds, as the ORM's autoflush would), so each row is a plain row whose
@@ -86,5 +89,5 @@ def read_rows(session: Session, query: SelectOfScalar[M]) -> list[M]:
     or hand it to code that does; fetch the object with ``session.get`` for that.
     """
     session.flush()
-    rows: Any = session.connection().execute(query).all()
+    rows: Any = session.connection().execute(query, params).all()
     return cast("list[M]", rows)

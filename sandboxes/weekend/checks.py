@@ -10,6 +10,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.kit.clock import zone
@@ -87,11 +88,15 @@ def find_fare(ctx: ToolContext, fare_id: str) -> Fare:
     return get_or_not_found(ctx.session, Fare, fare_id, "fare", "fare IDs come from search_flights", clip=60)
 
 
+_FEES = select(HotelFee).where(HotelFee.hotel_id == bindparam("key")).order_by(col(HotelFee.seq))
+_ROOMS = select(Room).where(Room.hotel_id == bindparam("key")).order_by(col(Room.sleeps), col(Room.code))
+"""Read-only queries built once (see `read_rows`); ``key`` is the hotel ID."""
+
+
 def hotel_rows(ctx: ToolContext, hotel_id: str) -> tuple[Hotel, list[HotelFee], list[Room]]:
     hotel = get_or_not_found(ctx.session, Hotel, hotel_id, "hotel", "hotel IDs come from search_hotels")
-    fees = read_rows(ctx.session, select(HotelFee).where(HotelFee.hotel_id == hotel_id).order_by(col(HotelFee.seq)))
-    rooms = read_rows(ctx.session, select(Room).where(Room.hotel_id == hotel_id)
-                      .order_by(col(Room.sleeps), col(Room.code)))
+    fees = read_rows(ctx.session, _FEES, key=hotel_id)
+    rooms = read_rows(ctx.session, _ROOMS, key=hotel_id)
     return hotel, fees, rooms  # read-only rows: a booking gets its Room with session.get
 
 
