@@ -13,9 +13,10 @@ from referee.bout import _logged_as_is
 from referee.canonical import canonical_bytes, digest
 from referee.replay import state_digest
 from sandboxes import JOBS
+from sandboxes.kit.world import World
 
 
-def _first_table_with_rows(world: Any) -> str:
+def _first_table_with_rows(world: World) -> str:
     return next(name for name, rows in world.snapshot().items() if rows)
 
 
