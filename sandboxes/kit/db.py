@@ -5,9 +5,9 @@ variant start from the same world, so a built world is frozen to SQLite's own
 serialised bytes once and every bout thaws a private copy.
 
 Most of a world's tables are never written in a bout, so the rows of a frozen image
-(and their canonical bytes) are read once and shared by every copy (`FrozenRows`): a
-copy knows which tables it wrote (every write passes through its engine), and its
-snapshot and digest read only those again (ADR 0030).
+are encoded once and shared by every copy (`FrozenRows`): a copy knows which tables it
+wrote (every write passes through its engine), and its digest encodes only those again
+(ADR 0030).
 """
 
 from __future__ import annotations
@@ -38,15 +38,16 @@ _READ = ("SELECT", "select", "PRAGMA", "pragma")
 
 
 class FrozenRows:
-    """The rows of one frozen image, per table, as JSON values and as canonical bytes.
+    """The canonical bytes of each table of one frozen image, as the referee encodes them.
 
-    Filled table by table by whichever copy first reads a table it has not written
-    (its rows are then the image's), and shared by every copy of the image; entries
-    are never changed once made, so copies in other threads may share it too.
+    Filled table by table by whichever copy first encodes a table it has not written
+    (its rows are then the image's), and shared by every copy of the image; entries are
+    never changed once made, so copies in other threads may share them too. Only the
+    bytes are kept (about the image's own size), not the rows as Python objects, which
+    would be several times that for every image the job's cache holds.
     """
 
     def __init__(self) -> None:
-        self.rows: dict[str, Rows] = {}
         self.canonical: dict[str, bytes] = {}
 
 
@@ -134,7 +135,7 @@ class WorldDB:
         This is what world and end-state digests hash, so order is explicit and floats
         (which would make money inexact) are refused. The rows are the caller's own.
         """
-        return {name: [dict(r) for r in self._table(name)] for name in sorted(self.metadata.tables)}
+        return {name: self._table(name) for name in sorted(self.metadata.tables)}
 
     def encoded(self, encode: Callable[[Any], bytes]) -> bytes:
         """``encode(self.snapshot())`` for a canonical JSON encoder (RFC 8785: the referee's),
@@ -142,6 +143,7 @@ class WorldDB:
         again. JCS of an object is its members in key order, and table names are ASCII,
         so Python's sort is JCS's order. Every caller passes the same encoder: the image's
         cached bytes are that encoder's."""
+        self.session.flush()  # pending ORM changes reach SQLite, and are noted, before any table is shared
         parts = []
         for name in sorted(self.metadata.tables):
             shared = self.base is not None and self._unchanged(name)
@@ -157,26 +159,18 @@ class WorldDB:
         return not self._wrote_unknown and name not in self._written
 
     def _table(self, name: str) -> Rows:
-        """One table's rows (shared with the image's other copies when this copy never wrote it:
-        not to be changed)."""
-        self.session.flush()  # pending ORM changes reach SQLite (and are noted) first
-        shared = self.base is not None and self._unchanged(name)
-        if shared and self.base is not None:
-            hit = self.base.rows.get(name)
-            if hit is not None:
-                return hit
+        """One table's rows, read from SQLite directly (after a flush, so pending ORM changes
+        are there and noted first)."""
+        self.session.flush()
         table = self.metadata.tables[name]
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns) or "rowid"
-        cursor = self.session.connection().connection.driver_connection.execute(  # type: ignore[union-attr]
-            f'SELECT * FROM "{name}" ORDER BY {order}')
+        cursor = self._raw.execute(f'SELECT * FROM "{name}" ORDER BY {order}')
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
         for row in rows:
             for key, value in row.items():
                 if isinstance(value, float):
                     raise TypeError(f"{name}.{key} holds a float; worlds hold no floats")
-        if shared and self.base is not None:
-            self.base.rows[name] = rows
         return rows
 
     def close(self) -> None:
