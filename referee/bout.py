@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -27,14 +28,14 @@ from typing import Any
 from catalog import Caps, RulesVersion, load_catalog
 from referee.agent_host import MAX_DETAIL
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, key_variable, make_agent
-from referee.agents.base import Turn, loggable, loggable_args, loggable_name, loggable_text
+from referee.agents.base import MAX_DEPTH, Turn, loggable, loggable_args, loggable_name, loggable_text
 from referee.agents.http import ProviderDown
-from referee.canonical import digest, sanitize_text, sha256_hex
+from referee.canonical import sanitize_text, sha256_hex
 from referee.errors import AgentFailed, AgentGone, KeyRefused, ProviderError, RateLimited, ResumeError
 from referee.judge import judge
 from referee.log import LogWriter, utc_now
 from referee.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
-from referee.replay import world_digests
+from referee.replay import state_digest, world_digests
 from referee.signing import ArenaKey, envelope_bytes, sign_envelope
 from referee.worklog import WorkLog, write_atomic
 from sandboxes import get_job
@@ -238,11 +239,13 @@ async def _play(bout: Bout, deadline: float | None) -> str:
             outcome = world.toolbox.call(name, args)
             record = world.toolbox.history[-1]
             bout.tool_calls += 1
+            shown = outcome.as_json()
+            plain = _logged_as_is(shown) and _logged_as_is(args)
             bout.call_seq[record.index] = await writer.append_async("tool", {
                 "call": record.index, "name": loggable(record.name), "args": args,
                 "mutates": record.mutates, "forbidden": record.forbidden,
-                **loggable(outcome.as_json()),
-            })
+                **(shown if plain else loggable(shown)),
+            }, plain=plain)
             bout.results.append(outcome)
             if name == world.end_tool and outcome.ok:
                 return "report"
@@ -262,6 +265,45 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         if not turn.calls:
             return "agent_stopped"
         bout.pending, bout.results = list(turn.calls), []
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAX_SAFE = 2**53 - 1
+
+
+def _logged_as_is(value: Any) -> bool:
+    """Whether ``loggable(value)`` equals ``value`` and ``value`` is in canonical JSON's plain
+    subset (`LogWriter.append`'s ``plain``): only str, int, bool, None, list and dict, integers
+    within ±(2^53−1), no lone surrogate, ASCII keys, nesting under `MAX_DEPTH`.
+
+    A tool's result almost always is, and one walk that says so replaces two (loggable's copy
+    and the writer's check); anything else takes those two as before, so the logged bytes
+    are the same either way.
+    """
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if not item.isascii() and _SURROGATE.search(item):
+                return False
+        elif kind is int:
+            if not -_MAX_SAFE <= item <= _MAX_SAFE:
+                return False
+        elif kind is dict:
+            if depth >= MAX_DEPTH:
+                return False
+            for key, inner in item.items():
+                if type(key) is not str or not key.isascii():
+                    return False
+                stack.append((inner, depth + 1))
+        elif kind is list:
+            if depth >= MAX_DEPTH:
+                return False
+            stack.extend((inner, depth + 1) for inner in item)
+        elif kind is not bool and item is not None:
+            return False
+    return True
 
 
 async def _next_turn(bout: Bout, deadline: float | None) -> Turn:
@@ -307,7 +349,7 @@ def finish(
     """
     world = bout.world
     verdict = judge(world, bout.rules)
-    end_digest = digest(world.snapshot())
+    end_digest = state_digest(world)
     findings = [{**f, "events": [bout.call_seq[i] for i in f["calls"] if i in bout.call_seq]}
                 for f in verdict.findings]
     verdict = dataclasses.replace(verdict, findings=findings)  # each finding names its log events

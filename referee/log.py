@@ -16,6 +16,7 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,9 @@ __all__ = [
 
 FORMAT_VERSION = 1
 GENESIS = "0" * 64
+
+_PLAIN = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+"""`canonical_bytes`'s encoder for values in the plain subset (where its output is JCS)."""
 
 EventType = Literal[
     "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "agent.error", "bout.result",
@@ -69,25 +73,28 @@ class LogWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
 
-    def append(self, type_: EventType, data: dict[str, Any]) -> int:
+    def append(self, type_: EventType, data: dict[str, Any], *, plain: bool = False) -> int:
         """Add one event; returns its sequence number. With ``sync_each`` it is on disk when
-        this returns."""
-        seq = self._write(type_, data)
+        this returns. ``plain`` is the caller's word that ``data`` is in canonical JSON's
+        plain subset (no floats, integers within ±(2^53−1), ASCII keys, no lone surrogates:
+        see `referee.canonical.canonical_bytes`), so the stdlib's encoder writes its canonical
+        bytes without walking it once more to check."""
+        seq = self._write(type_, data, plain)
         if self.sync_each and self._fd is not None:
             os.fsync(self._fd)
         return seq
 
-    async def append_async(self, type_: EventType, data: dict[str, Any]) -> int:
+    async def append_async(self, type_: EventType, data: dict[str, Any], *, plain: bool = False) -> int:
         """`append` for the bout loop: the same promise (with ``sync_each`` the event is on
         disk before this returns, so the bout goes no further until it is), but the fsync
         runs in a thread, so other bouts on the event loop go on meanwhile instead of all
         waiting for this one's disk."""
-        seq = self._write(type_, data)
+        seq = self._write(type_, data, plain)
         if self.sync_each and self._fd is not None:
             await asyncio.to_thread(os.fsync, self._fd)
         return seq
 
-    def _write(self, type_: EventType, data: dict[str, Any]) -> int:
+    def _write(self, type_: EventType, data: dict[str, Any], plain: bool = False) -> int:
         """Chain, check and write one event (not yet synced); returns its sequence number."""
         seq = len(self.events)
         event: dict[str, Any] = {
@@ -95,7 +102,7 @@ class LogWriter:
             "type": type_, "at": self.now(), "data": data,
         }
         validate_event(seq, event)  # never write (and so never sign) what the reader would refuse
-        line = canonical_bytes(event)
+        line = _PLAIN.encode(event).encode() if plain else canonical_bytes(event)
         self.head = sha256_hex(line)
         self.events.append(event)
         self.lines.append(line)

@@ -24,7 +24,7 @@ from sandboxes import UnknownJob, get_job
 from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
-__all__ = ["Diverged", "Reproduction", "check_world", "replay_calls", "reproduce", "world_digests"]
+__all__ = ["Diverged", "Reproduction", "check_world", "replay_calls", "reproduce", "state_digest", "world_digests"]
 
 DIGEST_FIELDS = ("world_digest", "tools_digest", "brief_digest")
 
@@ -57,6 +57,11 @@ class Diverged(ResumeError):
 _digests: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 
+def state_digest(world: World) -> str:
+    """``digest(world.snapshot())`` (ADR 0006), without encoding again the tables no call wrote."""
+    return sha256_hex(world.db.encoded(canonical_bytes))
+
+
 def world_digests(world: World) -> tuple[str, str, str]:
     """World, tools and brief digests; the same for every bout of one seeded variant, so a
     few hundred are kept (attempts of one variant are built one after another)."""
@@ -64,7 +69,7 @@ def world_digests(world: World) -> tuple[str, str, str]:
     if key not in _digests:
         if len(_digests) > 256:
             _digests.clear()
-        _digests[key] = (digest(world.snapshot()), digest(world.toolbox.specs()), sha256_hex(world.brief.encode()))
+        _digests[key] = (state_digest(world), digest(world.toolbox.specs()), sha256_hex(world.brief.encode()))
     return _digests[key]
 
 
@@ -148,7 +153,7 @@ def reproduce(log: BoutLog) -> Reproduction:
         for _ in replay_calls(world, (e for e in log.body if isinstance(e, ToolEvent))):
             pass
         verdict = judge(world, rules).as_json()
-        end_digest = digest(world.snapshot())
+        end_digest = state_digest(world)
     except Diverged as err:
         return err.reproduction()
     finally:

@@ -5,6 +5,7 @@ Each not-found error keeps this job's wording; the kit's `get_or_not_found` rais
 
 from __future__ import annotations
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from sandboxes.flaky_supplier.models import (
@@ -15,7 +16,7 @@ from sandboxes.flaky_supplier.models import (
     Substitute,
     SupplierOrder,
 )
-from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.lookup import get_or_not_found, read_rows
 from sandboxes.kit.tools import JsonValue
 
 __all__ = [
@@ -42,9 +43,11 @@ def find_order(session: Session, order_id: str) -> SupplierOrder:
     return get_or_not_found(session, SupplierOrder, order_id, "order", "list_orders shows your orders")
 
 
+_ORDER_LINES = select(OrderLine).where(OrderLine.order_id == bindparam("key")).order_by(col(OrderLine.sku))
+
+
 def order_json(session: Session, order: SupplierOrder) -> dict[str, JsonValue]:
-    lines = session.exec(select(OrderLine).where(OrderLine.order_id == order.order_id)
-                         .order_by(col(OrderLine.sku))).all()
+    lines = read_rows(session, _ORDER_LINES, key=order.order_id)
     return {"order_id": order.order_id, "reference": order.reference, "placed_at": order.placed_at,
             "status": order.status, "lines": [
                 {"sku": ln.sku, "ordered": ln.ordered, "filled": ln.filled, "backordered": ln.backordered,

@@ -23,7 +23,7 @@ from sqlalchemy import MetaData
 from catalog import load_catalog
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.clock import VirtualClock
-from sandboxes.kit.db import WorldDB
+from sandboxes.kit.db import FrozenRows, WorldDB
 from sandboxes.kit.policy import Observation, Play, Policy
 from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import CallRecord, Tool, ToolBox, ToolContext
@@ -80,7 +80,7 @@ class Job:
     unlisted_variants: Mapping[str, str] | None = None
     """Only for a job that is never published (a test's toy): its variant slugs, which the
     catalogue cannot hold. A published job leaves this None."""
-    _cache: OrderedDict[tuple[int, str], tuple[bytes, Setup]] = field(
+    _cache: OrderedDict[tuple[int, str], tuple[bytes, Setup, FrozenRows]] = field(
         default_factory=OrderedDict, compare=False, repr=False
     )
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
@@ -125,8 +125,8 @@ class Job:
         """A fresh world for (seed, task version): same inputs, same world, always."""
         variant = self.variant(task_version)
         params = self.params(task_version)
-        frozen, setup = self._frozen(seed, task_version)
-        db = WorldDB.thaw(self.metadata, frozen)
+        frozen, setup, base = self._frozen(seed, task_version)
+        db = WorldDB.thaw(self.metadata, frozen, base)
         clock = VirtualClock(setup.clock_start)
         toolbox = ToolBox(setup.tools, ToolContext(session=db.session, clock=clock), params.forbidden_tools)
         return World(
@@ -135,7 +135,7 @@ class Job:
             end_tool=self.end_tool,
         )
 
-    def _frozen(self, seed: int, task_version: str) -> tuple[bytes, Setup]:
+    def _frozen(self, seed: int, task_version: str) -> tuple[bytes, Setup, FrozenRows]:
         key = (seed, task_version)
         with self._lock:
             hit = self._cache.get(key)
@@ -145,7 +145,7 @@ class Job:
         db = WorldDB.empty(self.metadata)
         try:
             setup = self.populate(db, seed, task_version)
-            built = (db.freeze(), setup)
+            built = (db.freeze(), setup, FrozenRows())
         finally:
             db.close()
         with self._lock:

@@ -232,12 +232,13 @@ class ToolBox:
     def call(self, name: str, args: object) -> ToolOutcome:
         """Run one call; any failure is an outcome for the agent, never an exception."""
         found = self._by_name.get(name) if isinstance(name, str) else None
-        outcome = self._run(found, name, args)
+        text = _json_text(args)  # once: the size check and the history both need it
+        outcome = self._run(found, name, args, text)
         self.history.append(
             CallRecord(
                 index=len(self.history),
                 name=str(name),
-                args=args if _is_json(args) else _preview(args),
+                args=args if text is not None else _preview(args),
                 outcome=outcome,
                 mutates=bool(found and found.mutates),
                 forbidden=name in self.forbidden,
@@ -245,18 +246,21 @@ class ToolBox:
         )
         return outcome
 
-    def _run(self, found: Tool | None, name: object, args: object) -> ToolOutcome:
+    def _run(self, found: Tool | None, name: object, args: object, text: str | None) -> ToolOutcome:
         if found is None:
             known = ", ".join(sorted(self._by_name))
             return _fail("unknown_tool", f"no tool named {str(name)[:80]!r}; tools are: {known}")
         if not isinstance(args, dict):
             return _fail("bad_arguments", "arguments must be a JSON object")
-        try:
-            size = len(json.dumps(args, ensure_ascii=False, allow_nan=False))
-        except (TypeError, ValueError):
+        if text is None:
+            try:
+                json.dumps(args, ensure_ascii=False, allow_nan=False)
+            except RecursionError:
+                return _fail("bad_arguments", "arguments are nested too deeply")
+            except (TypeError, ValueError):
+                pass
             return _fail("bad_arguments", "arguments must be plain JSON (no NaN or Infinity)")
-        except RecursionError:
-            return _fail("bad_arguments", "arguments are nested too deeply")
+        size = len(text)
         if size > MAX_ARGS_BYTES:
             return _fail("limit", f"arguments are {size} bytes; the limit is {MAX_ARGS_BYTES}")
         if _unsafe_int(args):
@@ -321,9 +325,10 @@ def _preview(value: object) -> str:
         return "(arguments nested too deeply)"
 
 
-def _is_json(value: object) -> bool:
+def _json_text(value: object) -> str | None:
+    """``value`` as JSON text (its length is the size limit's measure), or None if it is not
+    plain JSON."""
     try:
-        json.dumps(value, allow_nan=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
-        return False
-    return True
+        return None

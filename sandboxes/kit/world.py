@@ -57,11 +57,12 @@ class World:
     def initial_snapshot(self) -> dict[str, list[dict[str, Any]]]:
         """The rows as they were before the first call, in `snapshot`'s shape.
 
-        Goals that ask "what else changed?" compare the end state with this. It thaws a
-        private copy of the frozen bytes the world was built from, so nothing is rebuilt
-        from the seed and this world's own database is not touched.
+        Goals that ask "what else changed?" compare the end state with this. It reads a
+        private copy of the frozen bytes the world was built from (or the rows already read
+        from them), so nothing is rebuilt from the seed and this world's own database is
+        not touched.
         """
-        db = WorldDB.thaw(self.db.metadata, self.frozen)
+        db = WorldDB.thaw(self.db.metadata, self.frozen, self.db.base)
         try:
             return db.snapshot()
         finally:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, func, select
 
-from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.lookup import get_or_not_found, read_rows
 from sandboxes.refund.models import (
     Bundle,
     Customer,
@@ -22,7 +23,8 @@ from sandboxes.refund.models import (
 )
 
 __all__ = [
-    "find_customer", "find_order", "find_product", "find_ticket", "order_total", "paid", "refunded_on",
+    "ORDER_BUNDLES", "ORDER_LINES", "find_customer", "find_order", "find_product", "find_ticket", "order_total",
+    "paid", "refunded_on",
     "settings",
 ]
 
@@ -49,12 +51,17 @@ def find_product(session: Session, sku: str) -> Product:
     return get_or_not_found(session, Product, sku, "product", "get_order lists each line's sku")
 
 
+ORDER_LINES = select(OrderLine).where(OrderLine.order_id == bindparam("key"))
+ORDER_BUNDLES = select(Bundle).where(Bundle.order_id == bindparam("key"))
+"""Read-only queries built once (see `read_rows`); ``key`` is the order ID."""
+
+
 def order_total(session: Session, order_id: str) -> int:
     """What the customer paid: priced lines, bundles and shipping, in minor units."""
     order = session.get(ShopOrder, order_id)
     assert order is not None
-    lines = session.exec(select(OrderLine).where(OrderLine.order_id == order_id)).all()
-    bundles = session.exec(select(Bundle).where(Bundle.order_id == order_id)).all()
+    lines = read_rows(session, ORDER_LINES, key=order_id)
+    bundles = read_rows(session, ORDER_BUNDLES, key=order_id)
     return paid(order, lines, bundles)
 
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
+from sandboxes.kit.lookup import read_rows
 from sandboxes.kit.money import minor_digits
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
 from sandboxes.refund import actions
 from sandboxes.refund.lookups import (
+    ORDER_BUNDLES,
     find_customer,
     find_order,
     find_product,
@@ -26,7 +29,6 @@ from sandboxes.refund.lookups import (
     settings,
 )
 from sandboxes.refund.models import (
-    Bundle,
     OrderLine,
     PolicyRule,
     Product,
@@ -83,6 +85,9 @@ def list_tickets(ctx: ToolContext, status: Literal["open", "closed", "all"] = "o
     ]}
 
 
+_TICKET_ITEMS = select(TicketItem).where(TicketItem.ticket_id == bindparam("key"))
+
+
 @tool(mutates=False)
 def get_ticket(ctx: ToolContext, ticket_id: str) -> Json:
     """Read one ticket: the customer's message, the reason code and the order lines they want to return.
@@ -94,7 +99,7 @@ def get_ticket(ctx: ToolContext, ticket_id: str) -> Json:
         ticket_id: The ticket's ID, e.g. "T-0001".
     """
     ticket = find_ticket(ctx.session, ticket_id)
-    items = ctx.session.exec(select(TicketItem).where(TicketItem.ticket_id == ticket_id)).all()
+    items = read_rows(ctx.session, _TICKET_ITEMS, key=ticket_id)
     return {
         "ticket_id": ticket.ticket_id, "customer_id": ticket.customer_id, "order_id": ticket.order_id,
         "reason": ticket.reason, "opened_at": ticket.opened_at, "status": ticket.status,
@@ -118,7 +123,7 @@ def get_order(ctx: ToolContext, order_id: str) -> Json:
         select(OrderLine, Product).where(OrderLine.order_id == order_id, OrderLine.sku == Product.sku)
         .order_by(OrderLine.line_id)
     ).all()
-    bundles = ctx.session.exec(select(Bundle).where(Bundle.order_id == order_id)).all()
+    bundles = read_rows(ctx.session, ORDER_BUNDLES, key=order_id)
     out: Json = {
         "order_id": order.order_id, "customer_id": order.customer_id, "placed_on": order.placed_on,
         "currency": order.currency, "is_gift": order.is_gift,

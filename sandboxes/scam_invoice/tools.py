@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.lookup import get_or_not_found, page_of
+from sandboxes.kit.lookup import get_or_not_found, page_of, read_rows
 from sandboxes.kit.money import Money
 from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
@@ -142,6 +143,16 @@ def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open"
     } for i in rows]}
 
 
+_INVOICE_LINES = select(InvoiceLine).where(InvoiceLine.invoice_id == bindparam("key")).order_by(
+    col(InvoiceLine.line_no))
+_PO_LINES = select(PoLine).where(PoLine.po_id == bindparam("key")).order_by(col(PoLine.line_no))
+_AMENDMENTS = select(PriceAmendment).where(PriceAmendment.po_id == bindparam("key")).order_by(
+    col(PriceAmendment.effective_from), col(PriceAmendment.amendment_id))
+_DELIVERY_LINES = select(DeliveryLine).where(DeliveryLine.dn_id == bindparam("key")).order_by(
+    col(DeliveryLine.line_no))
+"""Read-only queries built once (see `read_rows`); ``key`` is the parent's ID."""
+
+
 @tool(mutates=False)
 def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
     """Read one invoice in full: its lines, subtotal, tax, total and the bank account printed on it.
@@ -150,8 +161,7 @@ def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
         invoice_id: The invoice's ID in the queue, e.g. "INV-52817".
     """
     i = get_or_not_found(ctx.session, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
-    lines = ctx.session.exec(select(InvoiceLine).where(InvoiceLine.invoice_id == invoice_id)
-                             .order_by(col(InvoiceLine.line_no))).all()
+    lines = read_rows(ctx.session, _INVOICE_LINES, key=invoice_id)
     cur = i.currency
     return {
         "invoice_id": i.invoice_id, "vendor_id": i.vendor_id, "vendor_invoice_no": i.vendor_invoice_no,
@@ -174,9 +184,8 @@ def get_purchase_order(ctx: ToolContext, po_id: str) -> dict[str, Any]:
     """
     po = get_or_not_found(ctx.session, PurchaseOrder, po_id, "purchase order", "invoices name their PO")
     cur = po.currency
-    lines = ctx.session.exec(select(PoLine).where(PoLine.po_id == po_id).order_by(col(PoLine.line_no))).all()
-    amendments = ctx.session.exec(select(PriceAmendment).where(PriceAmendment.po_id == po_id)
-                                  .order_by(col(PriceAmendment.effective_from), col(PriceAmendment.amendment_id))).all()
+    lines = read_rows(ctx.session, _PO_LINES, key=po_id)
+    amendments = read_rows(ctx.session, _AMENDMENTS, key=po_id)
     return {
         "po_id": po.po_id, "vendor_id": po.vendor_id, "raised_on": po.raised_on, "currency": cur,
         "approved_net_amount": decimal_text(po.approved_net_minor, cur),
@@ -196,8 +205,7 @@ def get_delivery_note(ctx: ToolContext, dn_id: str) -> dict[str, Any]:
         dn_id: The delivery note's ID (an invoice's delivery_ref), e.g. "DN-381204".
     """
     dn = get_or_not_found(ctx.session, DeliveryNote, dn_id, "delivery note", "invoices name theirs as delivery_ref")
-    lines = ctx.session.exec(select(DeliveryLine).where(DeliveryLine.dn_id == dn_id)
-                             .order_by(col(DeliveryLine.line_no))).all()
+    lines = read_rows(ctx.session, _DELIVERY_LINES, key=dn_id)
     return {"dn_id": dn.dn_id, "po_id": dn.po_id, "vendor_id": dn.vendor_id, "delivered_on": dn.delivered_on,
             "received_by": dn.received_by, "lines": [{"sku": ln.sku, "qty_received": ln.qty} for ln in lines]}
 

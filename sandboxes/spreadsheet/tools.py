@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, func, select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.lookup import count_rows
+from sandboxes.kit.lookup import count_rows, read_rows
 from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 from sandboxes.spreadsheet.actions import (
@@ -98,6 +99,10 @@ def search_rows(ctx: ToolContext, query: str) -> dict[str, Any]:
     return {"query": query, "rows": found[:MAX_RESULTS], "more": len(found) > MAX_RESULTS}
 
 
+_HISTORY = select(AddressHistory).where(col(AddressHistory.row_id) == bindparam("key")).order_by(
+    col(AddressHistory.id))
+
+
 @tool(mutates=False)
 def get_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
     """Read one row in full: its cells, the addresses its customer lived at before, and its status.
@@ -108,8 +113,7 @@ def get_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
         row_id: The row's ID, e.g. "R-0042".
     """
     row = find_row(ctx, row_id)
-    history = ctx.session.exec(select(AddressHistory).where(col(AddressHistory.row_id) == row_id)
-                               .order_by(col(AddressHistory.id))).all()
+    history = read_rows(ctx.session, _HISTORY, key=row_id)
     status = row.status if row.status != "merged" else f"merged into {row.merged_into}"
     return {**cells(row), "previous_addresses": [{"address": h.address, "until": h.until} for h in history],
             "status": status}

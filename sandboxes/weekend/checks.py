@@ -10,10 +10,11 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.kit.clock import zone
-from sandboxes.kit.lookup import get_or_not_found, next_id, page_of
+from sandboxes.kit.lookup import get_or_not_found, next_id, page_of, read_rows
 from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.weekend import listing, reading
 from sandboxes.weekend.models import Booking, Fare, Hotel, HotelFee, Rate, Room, Trip
@@ -87,11 +88,16 @@ def find_fare(ctx: ToolContext, fare_id: str) -> Fare:
     return get_or_not_found(ctx.session, Fare, fare_id, "fare", "fare IDs come from search_flights", clip=60)
 
 
+_FEES = select(HotelFee).where(HotelFee.hotel_id == bindparam("key")).order_by(col(HotelFee.seq))
+_ROOMS = select(Room).where(Room.hotel_id == bindparam("key")).order_by(col(Room.sleeps), col(Room.code))
+"""Read-only queries built once (see `read_rows`); ``key`` is the hotel ID."""
+
+
 def hotel_rows(ctx: ToolContext, hotel_id: str) -> tuple[Hotel, list[HotelFee], list[Room]]:
     hotel = get_or_not_found(ctx.session, Hotel, hotel_id, "hotel", "hotel IDs come from search_hotels")
-    fees = ctx.session.exec(select(HotelFee).where(HotelFee.hotel_id == hotel_id).order_by(col(HotelFee.seq))).all()
-    rooms = ctx.session.exec(select(Room).where(Room.hotel_id == hotel_id).order_by(col(Room.sleeps), col(Room.code)))
-    return hotel, list(fees), list(rooms.all())
+    fees = read_rows(ctx.session, _FEES, key=hotel_id)
+    rooms = read_rows(ctx.session, _ROOMS, key=hotel_id)
+    return hotel, fees, rooms  # read-only rows: a booking gets its Room with session.get
 
 
 def terms_of(ctx: ToolContext, hotel_id: str) -> dict[str, Any]:
