@@ -158,6 +158,16 @@ class WorldDB:
     def _unchanged(self, name: str) -> bool:
         return not self._wrote_unknown and name not in self._written
 
+    def may_have_written(self, name: str) -> bool:
+        """Whether any statement of this copy may have changed table ``name`` (after a flush, so
+        pending ORM changes count); False means its rows are still the frozen image's."""
+        self.session.flush()
+        return not self._unchanged(name)
+
+    def table(self, name: str) -> Rows:
+        """One table's rows, as `snapshot` holds them."""
+        return self._table(name)
+
     def _table(self, name: str) -> Rows:
         """One table's rows, read from SQLite directly (after a flush, so pending ORM changes
         are there and noted first)."""

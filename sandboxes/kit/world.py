@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlmodel import Session
 
 from sandboxes.kit.clock import VirtualClock
-from sandboxes.kit.db import WorldDB
+from sandboxes.kit.db import Rows, WorldDB
 from sandboxes.kit.tools import ToolBox
 
 __all__ = ["Plant", "World"]
@@ -65,6 +65,19 @@ class World:
         db = WorldDB.thaw(self.db.metadata, self.frozen, self.db.base)
         try:
             return db.snapshot()
+        finally:
+            db.close()
+
+    def before_and_now(self, names: Sequence[str]) -> dict[str, tuple[Rows, Rows]]:
+        """Of tables ``names``, those this bout may have written, each as (rows before the first
+        call, rows now). A table no statement wrote is left out: it is the frozen image's, so
+        equal by construction, and a goal asking "what else changed?" need not read it twice."""
+        written = [n for n in names if self.db.may_have_written(n)]
+        if not written:
+            return {}
+        db = WorldDB.thaw(self.db.metadata, self.frozen, self.db.base)
+        try:
+            return {n: (db.table(n), self.db.table(n)) for n in written}
         finally:
             db.close()
 

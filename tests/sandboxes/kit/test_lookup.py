@@ -142,3 +142,14 @@ def test_initial_snapshot_is_the_world_as_built_not_as_changed() -> None:
     assert world.initial_snapshot() == built
     assert world.initial_snapshot() == NOTES.build(7, "normal-1.0").snapshot()
     assert len(world.snapshot()["note"]) == 4, "reading the start leaves this world's own rows alone"
+
+
+def test_before_and_now_holds_only_the_tables_a_bout_wrote() -> None:
+    """A "what else changed?" goal reads twice only what a statement may have changed; the rest is the image's."""
+    world = NOTES.build(7, "normal-1.0")
+    world.toolbox.call("read_note", {"note_id": "N-001"})
+    assert world.before_and_now(["note"]) == {}, "a read writes nothing"
+    world.toolbox.call("write_note", {"text": "fourth"})
+    [(before, now)] = world.before_and_now(["note"]).values()
+    assert before == NOTES.build(7, "normal-1.0").snapshot()["note"] and now == world.snapshot()["note"]
+    assert len(before) == 3 and len(now) == 4
