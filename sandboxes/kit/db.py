@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Engine, MetaData, create_engine, event
@@ -135,7 +135,7 @@ class WorldDB:
         This is what world and end-state digests hash, so order is explicit and floats
         (which would make money inexact) are refused. The rows are the caller's own.
         """
-        return {name: self._table(name) for name in sorted(self.metadata.tables)}
+        return {name: self.table(name) for name in sorted(self.metadata.tables)}
 
     def encoded(self, encode: Callable[[Any], bytes]) -> bytes:
         """``encode(self.snapshot())`` for a canonical JSON encoder (RFC 8785: the referee's),
@@ -149,7 +149,7 @@ class WorldDB:
             shared = self.base is not None and self._unchanged(name)
             body = self.base.canonical.get(name) if self.base is not None and shared else None
             if body is None:
-                body = encode(self._table(name))
+                body = encode(self.table(name))
                 if shared and self.base is not None:
                     self.base.canonical[name] = body
             parts.append(encode(name) + b":" + body)
@@ -158,17 +158,13 @@ class WorldDB:
     def _unchanged(self, name: str) -> bool:
         return not self._wrote_unknown and name not in self._written
 
-    def may_have_written(self, name: str) -> bool:
-        """Whether any statement of this copy may have changed table ``name`` (after a flush, so
-        pending ORM changes count); False means its rows are still the frozen image's."""
+    def written(self, names: Sequence[str]) -> list[str]:
+        """Those of tables ``names`` a statement of this copy may have changed (after a flush, so
+        pending ORM changes count); the others still hold the frozen image's rows."""
         self.session.flush()
-        return not self._unchanged(name)
+        return [n for n in names if not self._unchanged(n)]
 
     def table(self, name: str) -> Rows:
-        """One table's rows, as `snapshot` holds them."""
-        return self._table(name)
-
-    def _table(self, name: str) -> Rows:
         """One table's rows, read from SQLite directly (after a flush, so pending ORM changes
         are there and noted first)."""
         self.session.flush()

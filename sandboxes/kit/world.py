@@ -72,7 +72,7 @@ class World:
         """Of tables ``names``, those this bout may have written, each as (rows before the first
         call, rows now). A table no statement wrote is left out: it is the frozen image's, so
         equal by construction, and a goal asking "what else changed?" need not read it twice."""
-        written = [n for n in names if self.db.may_have_written(n)]
+        written = self.db.written(names)
         if not written:
             return {}
         db = WorldDB.thaw(self.db.metadata, self.frozen, self.db.base)
