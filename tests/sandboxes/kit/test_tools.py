@@ -178,3 +178,25 @@ def test_a_tool_that_returns_no_json_is_an_internal_error_not_a_crash(what: str)
     outcome = box.call("leak", {"what": what})
     assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "internal"
     assert box.history[0].outcome == outcome
+
+
+@tool(mutates=True)
+def add_and_leak(ctx: ToolContext, counter_id: str) -> dict[str, object]:
+    """A buggy mutating tool: it writes, then returns a float.
+
+    Args:
+        counter_id: Which counter.
+    """
+    row = ctx.session.get(Counter, counter_id)
+    assert row is not None
+    row.value += 1
+    ctx.session.add(row)
+    ctx.session.flush()
+    return {"value": row.value / 2}
+
+
+def test_a_write_whose_result_is_no_json_is_rolled_back(box: ToolBox) -> None:
+    box = ToolBox([add_and_leak], box.ctx)
+    outcome = box.call("add_and_leak", {"counter_id": "c1"})
+    assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "internal"
+    assert _value(box) == 1
