@@ -15,20 +15,24 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Engine, MetaData, Table, create_engine, event
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import LRUCache
 
 if TYPE_CHECKING:
     from sqlalchemy.pool.base import _CreatorFnType
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
+
+from sandboxes.kit.sql import Query, shape_of
 
 __all__ = ["FrozenRows", "Rows", "WorldDB"]
 
 Rows = list[dict[str, Any]]
+M = TypeVar("M", bound=SQLModel)
+T = TypeVar("T")
 
 _WRITE = re.compile(r'\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)'
                     r'\s+(?:"([^"]+)"|(\w+))(?=[\s(]|$)', re.IGNORECASE)
@@ -77,16 +81,135 @@ class WorldDB:
         self._raw = connection
         self._written: set[str] = set()
         self._wrote_unknown = False
-        pool = StaticPool(cast("_CreatorFnType", lambda: connection))
-        donor = _donor()
-        self.engine = Engine(pool, donor.dialect, donor.url).execution_options(
-            compiled_cache=_COMPILED
-        )
-        event.listen(self.engine, "before_cursor_execute", self._note_write)
-        self.session = Session(self.engine, expire_on_commit=False)
+        self._session: Session | None = None
         self._held: list[Any] = []
-        event.listen(self.session, "loaded_as_persistent", self._hold)
-        event.listen(self.session, "pending_to_persistent", self._hold)
+
+    @property
+    def session(self) -> Session:
+        """The ORM's view of this database, made on first use: for builders, tests and a job that
+        prefers it. A bout's tools and judge use the statements below, which cost a fraction."""
+        if self._session is None:
+            connection = self._raw
+            pool = StaticPool(cast("_CreatorFnType", lambda: connection))
+            donor = _donor()
+            self.engine = Engine(pool, donor.dialect, donor.url).execution_options(compiled_cache=_COMPILED)
+            event.listen(self.engine, "before_cursor_execute", self._note_write)
+            self._session = Session(self.engine, expire_on_commit=False)
+            event.listen(self._session, "loaded_as_persistent", self._hold)
+            event.listen(self._session, "pending_to_persistent", self._hold)
+        return self._session
+
+    def _sync(self) -> None:
+        """Pending ORM changes reach SQLite (and are noted) before a statement reads past them."""
+        if self._session is not None:
+            self._session.flush()
+
+    # -- rows, read and written with SQL built once (`sandboxes.kit.sql`) -------------------
+    def get(self, model: type[M], key: Any) -> M | None:
+        """The row of ``model`` with primary key ``key`` (a tuple for a key of several columns)."""
+        shape = shape_of(model)
+        self._sync()
+        found = self._raw.execute(shape.get_sql, shape.key_values(key)).fetchone()
+        return None if found is None else cast("M", shape.make(found))
+
+    def rows(self, model: type[M], *, order_by: str | Sequence[str] = (), **equal: Any) -> list[M]:
+        """The rows of ``model`` whose columns equal ``equal`` (None: the column is NULL), ordered by
+        the columns ``order_by`` names (``"col DESC"`` to reverse; SQLite's own order if none)."""
+        shape = shape_of(model)
+        order = (order_by,) if isinstance(order_by, str) else tuple(order_by)
+        sql = shape.where(tuple(equal), tuple(v is None for v in equal.values()), order)
+        self._sync()
+        cursor = self._raw.execute(sql, tuple(v for v in equal.values() if v is not None))
+        make = shape.make
+        return [cast("M", make(r)) for r in cursor.fetchall()]
+
+    def first(self, model: type[M], *, order_by: str | Sequence[str] = (), **equal: Any) -> M | None:
+        """The first of `rows`, or None."""
+        found = self.rows(model, order_by=order_by, **equal)
+        return found[0] if found else None
+
+    def count(self, model: type[SQLModel], **equal: Any) -> int:
+        """How many rows of ``model`` have columns equal to ``equal`` (all rows if none)."""
+        shape = shape_of(model)
+        sql = shape.where(tuple(equal), tuple(v is None for v in equal.values()), ())
+        self._sync()
+        counted = f"SELECT count(*) FROM ({sql})"
+        return int(self._raw.execute(counted, tuple(v for v in equal.values() if v is not None)).fetchone()[0])
+
+    def run(self, query: Query[T], **params: Any) -> list[T]:
+        """The items ``query`` selects, its ``bindparam``s filled from ``params``."""
+        self._sync()
+        return query.items(self._raw, params)
+
+    def insert(self, model: type[M], **values: Any) -> M:
+        """Add one row (columns left out take the model's defaults); returns it as read back."""
+        shape = shape_of(model)
+        row = shape.values(values)
+        self._sync()
+        self._raw.execute(shape.insert_sql, row)
+        self._written.add(shape.name)
+        return cast("M", shape.row._make(row))  # type: ignore[attr-defined]
+
+    def insert_many(self, model: type[SQLModel] | Table, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Add many rows to ``model`` (a table class or a ``Table``) in one statement."""
+        shape = shape_of(model)
+        values = [shape.values(r) for r in rows]
+        if values:
+            self._sync()
+            self._raw.executemany(shape.insert_sql, values)
+            self._written.add(shape.name)
+
+    def update(self, model: type[SQLModel], key: Any, **values: Any) -> None:
+        """Set columns of the row with primary key ``key``.
+
+        Raises:
+            KeyError: no such row (a tool checks a record exists before it changes it).
+        """
+        shape = shape_of(model)
+        self._sync()
+        done = self._raw.execute(shape.update_sql(tuple(values)), (*values.values(), *shape.key_values(key)))
+        self._written.add(shape.name)
+        if done.rowcount != 1:
+            raise KeyError(f"no {shape.name} row {key!r} to update")
+
+    def delete(self, model: type[SQLModel], key: Any) -> None:
+        """Remove the row with primary key ``key``.
+
+        Raises:
+            KeyError: no such row.
+        """
+        shape = shape_of(model)
+        self._sync()
+        done = self._raw.execute(f'DELETE FROM "{shape.name}" WHERE {shape.where_key}', shape.key_values(key))
+        self._written.add(shape.name)
+        if done.rowcount != 1:
+            raise KeyError(f"no {shape.name} row {key!r} to delete")
+
+    @property
+    def orm(self) -> Session | None:
+        """The ORM session if anything has used it yet, else None (without making one)."""
+        return self._session
+
+    def in_transaction(self) -> bool:
+        """Whether a write of this call is not yet committed."""
+        return self._raw.in_transaction
+
+    def changes(self) -> int:
+        """Rows SQLite has inserted, changed or deleted on this connection so far (the toolbox's
+        check that a read-only tool wrote nothing)."""
+        return self._raw.total_changes
+
+    def commit(self) -> None:
+        """Keep what this call wrote (through the statements above or the ORM)."""
+        if self._session is not None and self._session.in_transaction():
+            self._session.commit()
+        self._raw.commit()
+
+    def rollback(self) -> None:
+        """Undo what this call wrote; rows the ORM holds reload when next read."""
+        if self._session is not None and self._session.in_transaction():
+            self._session.rollback()
+        self._raw.rollback()
 
     def _note_write(self, _conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
         """Remember which tables this copy has written (a rolled-back write still counts:
@@ -114,7 +237,7 @@ class WorldDB:
     def empty(cls, metadata: MetaData) -> WorldDB:
         """A fresh database with the job's tables and no rows."""
         db = cls(metadata, sqlite3.connect(":memory:", check_same_thread=False))
-        metadata.create_all(db.engine)
+        metadata.create_all(db.session.get_bind())
         return db
 
     @classmethod
@@ -126,7 +249,7 @@ class WorldDB:
 
     def freeze(self) -> bytes:
         """The database as bytes, after committing what the session holds."""
-        self.session.commit()
+        self.commit()
         return self._raw.serialize()
 
     def snapshot(self) -> dict[str, Rows]:
@@ -143,7 +266,7 @@ class WorldDB:
         again. JCS of an object is its members in key order, and table names are ASCII,
         so Python's sort is JCS's order. Every caller passes the same encoder: the image's
         cached bytes are that encoder's."""
-        self.session.flush()  # pending ORM changes reach SQLite, and are noted, before any table is shared
+        self._sync()  # pending ORM changes reach SQLite, and are noted, before any table is shared
         parts = []
         for name in sorted(self.metadata.tables):
             shared = self.base is not None and self._unchanged(name)
@@ -161,13 +284,13 @@ class WorldDB:
     def written(self, names: Sequence[str]) -> list[str]:
         """Those of tables ``names`` a statement of this copy may have changed (after a flush, so
         pending ORM changes count); the others still hold the frozen image's rows."""
-        self.session.flush()
+        self._sync()
         return [n for n in names if not self._unchanged(n)]
 
     def table(self, name: str) -> Rows:
         """One table's rows, read from SQLite directly (after a flush, so pending ORM changes
         are there and noted first)."""
-        self.session.flush()
+        self._sync()
         table = self.metadata.tables[name]
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns) or "rowid"
         cursor = self._raw.execute(f'SELECT * FROM "{name}" ORDER BY {order}')
@@ -181,5 +304,6 @@ class WorldDB:
 
     def close(self) -> None:
         self._held.clear()
-        self.session.close()
+        if self._session is not None:
+            self._session.close()
         self._raw.close()  # the engine's one pooled connection: `Engine.dispose` would only build a new pool

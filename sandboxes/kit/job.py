@@ -128,7 +128,7 @@ class Job:
         frozen, setup, base = self._frozen(seed, task_version)
         db = WorldDB.thaw(self.metadata, frozen, base)
         clock = VirtualClock(setup.clock_start)
-        toolbox = ToolBox(setup.tools, ToolContext(session=db.session, clock=clock), params.forbidden_tools)
+        toolbox = ToolBox(setup.tools, ToolContext(db=db, clock=clock), params.forbidden_tools)
         return World(
             job=self.slug, variant=variant, task_version=task_version, seed=seed, db=db,
             clock=clock, brief=setup.brief, toolbox=toolbox, plants=setup.plants, frozen=frozen,

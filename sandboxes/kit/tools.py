@@ -28,6 +28,7 @@ import pydantic
 from sqlmodel import Session
 
 from sandboxes.kit.clock import VirtualClock
+from sandboxes.kit.db import WorldDB
 
 __all__ = [
     "CallRecord",
@@ -79,15 +80,21 @@ class ToolError(Exception):
 
 @dataclass
 class ToolContext:
-    """What a tool may touch: the world's session and clock. Jobs subclass it.
+    """What a tool may touch: the world's database and clock.
 
     Everything a tool changes must live in the database, because a failed call is
-    undone by rolling the transaction back.
+    undone by rolling the transaction back. ``db`` reads and writes with statements
+    built once (`WorldDB.get`, `rows`, `insert`, `update`, `run`); ``session`` is the
+    ORM over the same rows, for a job that prefers it at many times the cost.
     """
 
-    session: Session
+    db: WorldDB
     clock: VirtualClock
     call_index: int = 0
+
+    @property
+    def session(self) -> Session:
+        return self.db.session
 
 
 @dataclass(frozen=True)
@@ -269,30 +276,37 @@ class ToolBox:
             parsed = found.args_model.model_validate(args)
         except pydantic.ValidationError as err:
             return _fail("bad_arguments", _explain(err))
-        session = self.ctx.session
+        db = self.ctx.db
         self.ctx.call_index = len(self.history)
+        before = db.changes()
         try:
             value = found.fn(self.ctx, **{k: getattr(parsed, k) for k in type(parsed).model_fields})
             result = _to_json(value)
             if found.mutates:
-                session.commit()
+                db.commit()
         except ToolError as err:
-            _undo(session, found.mutates)
+            _undo(db, found.mutates)
             return ToolOutcome(ok=False, error=err.as_json())
         except Exception as err:  # a tool bug must not end the bout; tests assert none happen
-            _undo(session, found.mutates)
+            _undo(db, found.mutates)
             return _fail("internal", f"the tool failed unexpectedly ({type(err).__name__})")
-        if not found.mutates and (session.new or session.dirty or session.deleted):
-            session.rollback()  # a read-only tool must not change the world; refuse loudly
+        if not found.mutates and (db.changes() != before or _pending(db)):
+            db.rollback()  # a read-only tool must not change the world; refuse loudly
             return _fail("internal", f"read-only tool {found.name} tried to change the world")
         return ToolOutcome(ok=True, result=result)
 
 
-def _undo(session: Session, mutates: bool) -> None:
+def _pending(db: WorldDB) -> bool:
+    """Whether the ORM holds changes not yet written (a job that uses the session)."""
+    session = db.orm
+    return session is not None and bool(session.new or session.dirty or session.deleted)
+
+
+def _undo(db: WorldDB, mutates: bool) -> None:
     """Roll a failed call back. A read-only tool wrote nothing, and a rollback would
-    empty the session's cache for nothing, so it is only done when there is something to undo."""
-    if mutates or session.new or session.dirty or session.deleted:
-        session.rollback()
+    empty the ORM's cache for nothing, so it is only done when there is something to undo."""
+    if mutates or _pending(db) or db.in_transaction():
+        db.rollback()
 
 
 def _fail(kind: ToolErrorKind, message: str) -> ToolOutcome:

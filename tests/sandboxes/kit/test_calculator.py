@@ -253,7 +253,7 @@ def test_rejections_are_clear_and_quick(expression: str, fragment: str) -> None:
 @pytest.fixture
 def box() -> Iterator[ToolBox]:
     db = WorldDB.empty(MetaData())
-    ctx = ToolContext(session=db.session, clock=VirtualClock(datetime(2026, 1, 1, tzinfo=UTC)))
+    ctx = ToolContext(db=db, clock=VirtualClock(datetime(2026, 1, 1, tzinfo=UTC)))
     yield ToolBox([calculate], ctx)
     db.close()
 

@@ -64,7 +64,7 @@ def box() -> ToolBox:
     db = WorldDB.empty(_Base.metadata)
     db.session.add(Note(note_id="N-001", text="first"))
     db.session.commit()
-    return ToolBox([write_note, read_note], ToolContext(db.session, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
+    return ToolBox([write_note, read_note], ToolContext(db, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
 
 
 def test_get_or_not_found_returns_the_row(box: ToolBox) -> None:

@@ -53,7 +53,7 @@ def box() -> ToolBox:
     db = WorldDB.empty(_Base.metadata)
     db.session.add(Counter(id="c1", value=1))
     db.session.commit()
-    return ToolBox([add, crash], ToolContext(db.session, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))),
+    return ToolBox([add, crash], ToolContext(db, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))),
                    forbidden=frozenset({"crash"}))
 
 
@@ -149,7 +149,7 @@ def note(ctx: ToolContext, lines: list[str]) -> int:
 
 def test_the_size_limit_leaves_room_for_a_long_report_but_not_a_flood() -> None:
     """A Hard v3 report of ~75 items with notes passes 16 KB; it fits, and each string still stops at MAX_STRING."""
-    box = ToolBox([note], ToolContext(WorldDB.empty(_Base.metadata).session,
+    box = ToolBox([note], ToolContext(WorldDB.empty(_Base.metadata),
                                       VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
     assert box.call("note", {"lines": ["n" * 400] * 75}).result == 75  # ~30 KB
     too_big = box.call("note", {"lines": ["n" * MAX_STRING] * 17})
@@ -174,7 +174,7 @@ def leak(ctx: ToolContext, what: Literal["float", "date", "nested"]) -> dict[str
 def test_a_tool_that_returns_no_json_is_an_internal_error_not_a_crash(what: str) -> None:
     """Money is never a float, and a value canonical JSON cannot hold must not reach the log."""
     db = WorldDB.empty(_Base.metadata)
-    box = ToolBox([leak], ToolContext(db.session, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
+    box = ToolBox([leak], ToolContext(db, VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))))
     outcome = box.call("leak", {"what": what})
     assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "internal"
     assert box.history[0].outcome == outcome
