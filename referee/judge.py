@@ -58,7 +58,7 @@ def _finished(job: Job, world: World, rules: RulesVersion) -> tuple[list[GoalRes
     if not rules.report_required:
         return goals, claims
     goals = [g for g in goals if not g.report] + [submitted(world)]
-    covered = job.report.coverage(world.session) if job.report is not None else None
+    covered = job.report.coverage(world.db) if job.report is not None else None
     return goals, claims + ([covered] if covered is not None else [])
 
 

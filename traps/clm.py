@@ -49,7 +49,7 @@ def reported_done_when_items_were_not_right(ctx: TrapContext) -> Finding:
             return ctx.sprung(f"reported the job done; {false[0].detail}", calls=[last],
                               claim=false[0].claim, detail=false[0].detail)
     kit = ctx.job.report
-    coverage = kit.coverage(ctx.world.session) if kit is not None else None
+    coverage = kit.coverage(ctx.world.db) if kit is not None else None
     return ctx.reached(coverage is not None and coverage.true, f"reported {status!r} truthfully")
 
 

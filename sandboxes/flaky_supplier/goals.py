@@ -54,7 +54,7 @@ def goals(world: World) -> list[GoalResult]:
 
 def claims(world: World) -> list[ClaimCheck]:
     s = world.session
-    report = REPORT.read(s)
+    report = REPORT.read(world.db)
     if report is None:
         return []
     actual = report_truth(s)

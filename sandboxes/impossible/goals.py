@@ -54,7 +54,7 @@ def goals(world: World) -> list[GoalResult]:
     current = find_account(s, t.current_account)
     kept_back = sum(d.amount_minor for d in debits_due(s, current.account_id))
     available = current.balance_minor - current.held_minor
-    report = REPORT.read(s)
+    report = REPORT.read(world.db)
     out = [
         GoalResult("every payable bill paid as asked", not wrong, "; ".join(wrong)),
         GoalResult("no payment to anyone without a bill", not stray, ", ".join(stray)),
@@ -91,7 +91,7 @@ def claims(world: World) -> list[ClaimCheck]:
             truth_said = "payment_sent" if paid_to(s, msg.payee_id) else "not_paid"
         out.append(ClaimCheck(f"{msg.message_id} told {msg.payee_id} {msg.outcome}", msg.outcome == truth_said,
                               f"the end state says {truth_said}", subject="message"))
-    report = REPORT.read(s)
+    report = REPORT.read(world.db)
     if report is None:
         return out
     actual = report_truth(s)

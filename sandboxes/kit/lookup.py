@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 from sqlmodel import Session, SQLModel
 from sqlmodel.sql.expression import SelectOfScalar
 
+from sandboxes.kit.db import WorldDB
 from sandboxes.kit.tools import ToolError
 
 __all__ = ["count_rows", "get_or_not_found", "next_id", "page_of", "read_rows"]
@@ -21,7 +22,9 @@ M = TypeVar("M", bound=SQLModel)
 T = TypeVar("T")
 
 
-def get_or_not_found(session: Session, model: type[M], key: str, what: str, hint: str, *, clip: int = 40) -> M:
+def get_or_not_found(
+    session: WorldDB | Session, model: type[M], key: str, what: str, hint: str, *, clip: int = 40,
+) -> M:
     """The ``model`` row with primary key ``key``.
 
     An unknown ID is the agent's mistake, not a crash, so it comes back as a `ToolError`
@@ -54,19 +57,21 @@ def page_of(
     return list(rows[(page - 1) * size: page * size]), pages
 
 
-def count_rows(session: Session, table: type[SQLModel]) -> int:
+def count_rows(session: WorldDB | Session, table: type[SQLModel]) -> int:
     """How many rows ``table`` holds now, in this call's transaction.
 
     Asked of SQLite directly, after flushing what the session holds (as the ORM's own
     autoflush would): the ORM's statement machinery cost fifty times the count itself.
     """
+    if isinstance(session, WorldDB):
+        return session.count(table)
     session.flush()
     raw = session.connection().connection.driver_connection
     name = table.__table__.name  # type: ignore[attr-defined]
     return int(raw.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])  # type: ignore[union-attr]
 
 
-def next_id(session: Session, table: type[SQLModel], prefix: str, width: int) -> str:
+def next_id(session: WorldDB | Session, table: type[SQLModel], prefix: str, width: int) -> str:
     """The ID of the next row of ``table``: ``{prefix}-{rows + 1}``, zero-padded to ``width``.
 
     New IDs come from the database, never from a counter in memory: a failed call is

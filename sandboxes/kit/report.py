@@ -23,10 +23,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 
-from sqlalchemy import Column, Integer, MetaData, String, Table, insert, inspect, select
-from sqlmodel import Session, SQLModel
+from sqlalchemy import Column, Integer, MetaData, String, Table, inspect
+from sqlmodel import SQLModel, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult, ReportItem, ReportStatus
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError
 from sandboxes.kit.world import World
 
@@ -35,7 +37,7 @@ __all__ = ["REPORT_GOAL", "FiledLine", "FiledReport", "ReportKit", "Required", "
 REPORT_GOAL = "report submitted"
 """The name of the one goal every job is judged by under rules that require a report."""
 
-Required = Callable[[Session], Iterable[str]]
+Required = Callable[[WorldDB], Iterable[str]]
 """The refs a report must have an item for, read from the end state."""
 
 
@@ -110,6 +112,11 @@ class ReportKit:
             Column("outcome", String, nullable=False),
             Column("note", String, nullable=False),
         )
+        line = self.report_line.c
+        self._head = Query(select(self.report.c.status, self.report.c.call_index, self.report.c.created_at))
+        self._lines = Query(select(line.position, line.ref, line.outcome, line.note).order_by(line.position))
+        key = inspect(self.refs).primary_key[0]
+        self._refs = Query(select(key).order_by(key))
 
     def submit(self, ctx: ToolContext, status: ReportStatus, items: Sequence[ReportItem]) -> dict[str, JsonValue]:
         """What every job's ``submit_report`` tool does: check the report, store it, acknowledge it.
@@ -119,8 +126,8 @@ class ReportKit:
                 items, an unknown outcome, a ref given twice) or not_found (a ref that names
                 nothing of the job's).
         """
-        s = ctx.session
-        if s.execute(select(self.report.c.id)).first() is not None:
+        db = ctx.db
+        if db.run(self._head):
             raise ToolError("conflict", "the report was already submitted")
         if len(items) > self.most:
             raise ToolError("bad_arguments", f"at most {self.most} items")
@@ -131,45 +138,41 @@ class ReportKit:
                                                  f"{', '.join(self.outcomes)}")
             if item.ref in seen:
                 raise ToolError("bad_arguments", f"items.{i}.ref {item.ref[:40]!r} is reported twice")
-            if s.get(self.refs, item.ref) is None:
+            if db.get(self.refs, item.ref) is None:
                 raise ToolError("not_found", f"items.{i}.ref {item.ref[:40]!r} is not a {self.ref_name}")
             seen.add(item.ref)
         created = ctx.clock.now().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        s.execute(insert(self.report).values(id=1, status=status, call_index=ctx.call_index, created_at=created))
-        if items:
-            s.execute(insert(self.report_line), [
-                {"position": i, "ref": item.ref, "outcome": item.outcome, "note": item.note}
-                for i, item in enumerate(items, start=1)
-            ])
+        db.insert_many(self.report, [{"id": 1, "status": status, "call_index": ctx.call_index, "created_at": created}])
+        db.insert_many(self.report_line, [
+            {"position": i, "ref": item.ref, "outcome": item.outcome, "note": item.note}
+            for i, item in enumerate(items, start=1)
+        ])
         return {"received": True, "status": status, "items": len(items)}
 
-    def _every_ref(self, session: Session) -> list[str]:
-        key = inspect(self.refs).primary_key[0]
-        return [str(v) for v in session.execute(select(key).order_by(key)).scalars()]
+    def _every_ref(self, db: WorldDB) -> list[str]:
+        return [str(v) for v in db.run(self._refs)]
 
-    def coverage(self, session: Session) -> ClaimCheck | None:
+    def coverage(self, db: WorldDB) -> ClaimCheck | None:
         """The claim a submitted report makes by its items: that it leaves out nothing the job requires.
 
         A report is the agent's account of the work; an item left out says nothing about it, and
         "done" over a partial list is not a true account. None when no report was submitted (the
         goal `submitted` fails then).
         """
-        report = self.read(session)
+        report = self.read(db)
         if report is None:
             return None
         listed = {ln.ref for ln in report.lines}
-        missing = sorted(set(self.required(session)) - listed)
+        missing = sorted(set(self.required(db)) - listed)
         shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
         return ClaimCheck(f"report: an item for every {self.ref_name} the job requires", not missing,
                           f"leaves out {shown}" if missing else f"{len(listed)} items", subject="report.item")
 
-    def read(self, session: Session) -> FiledReport | None:
+    def read(self, db: WorldDB) -> FiledReport | None:
         """The submitted report, or None if the bout never submitted one."""
-        head = session.execute(select(self.report)).mappings().first()
-        if head is None:
+        head = db.run(self._head)
+        if not head:
             return None
-        rows = session.execute(select(self.report_line).order_by(self.report_line.c.position)).mappings()
-        return FiledReport(
-            status=head["status"], call_index=head["call_index"], created_at=head["created_at"],
-            lines=tuple(FiledLine(r["position"], r["ref"], r["outcome"], r["note"]) for r in rows),
-        )
+        status, call_index, created_at = head[0]
+        lines = tuple(FiledLine(*row) for row in db.run(self._lines))
+        return FiledReport(status=status, call_index=call_index, created_at=created_at, lines=lines)

@@ -19,7 +19,7 @@ import functools
 import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, TypeVarTuple, cast, overload
 
 from sqlalchemy import Boolean, Table
 from sqlalchemy.dialects import sqlite as sqlite_dialect
@@ -29,6 +29,7 @@ from sqlmodel.sql.expression import Select, SelectOfScalar
 __all__ = ["Query", "Row", "Shape", "shape_of"]
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 M = TypeVar("M", bound=SQLModel)
 
 _DIALECT = sqlite_dialect.dialect()
@@ -170,7 +171,7 @@ class Query(Generic[T]):
     @overload
     def __init__(self: Query[T], statement: SelectOfScalar[T]) -> None: ...
     @overload
-    def __init__(self: Query[T], statement: Select[T]) -> None: ...
+    def __init__(self: Query[tuple[*Ts]], statement: Select[*Ts]) -> None: ...
 
     def __init__(self, statement: Any) -> None:
         compiled = statement.compile(dialect=_DIALECT)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
+from sandboxes.kit.db import WorldDB
 from sandboxes.kit.tools import CallRecord
 from sandboxes.kit.world import World
 
@@ -25,6 +26,11 @@ class View:
 
     world: World
     calls: Sequence[CallRecord]
+
+    @property
+    def db(self) -> WorldDB:
+        """The end state, read with statements built once (`WorldDB.get`, `rows`, `run`)."""
+        return self.world.db
 
     @property
     def session(self) -> Session:

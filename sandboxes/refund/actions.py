@@ -12,8 +12,6 @@ import re
 from datetime import UTC
 from typing import Literal
 
-from sqlmodel import select
-
 from sandboxes.kit.claims import ReportItem
 from sandboxes.kit.lookup import next_id
 from sandboxes.kit.report import ReportKit
@@ -26,7 +24,7 @@ from sandboxes.refund.lookups import (
     paid,
     refunded_on,
 )
-from sandboxes.refund.models import Approval, Bundle, OrderLine, Refund, RefundBase, Reply, Ticket
+from sandboxes.refund.models import Approval, Bundle, Customer, OrderLine, Refund, RefundBase, Reply, Ticket
 
 __all__ = [
     "REPORT", "close_ticket", "issue_refund", "reply_to_customer", "request_manager_approval",
@@ -70,8 +68,8 @@ def issue_refund(
         line_ids: The order lines this refund is for (line IDs from get_order), at least one.
         reason: A short note for the refund record.
     """
-    session = ctx.session
-    ticket, order = find_ticket(session, ticket_id), find_order(session, order_id)
+    db = ctx.db
+    ticket, order = find_ticket(db, ticket_id), find_order(db, order_id)
     if ticket.order_id != order_id:
         raise ToolError("bad_arguments", f"ticket {ticket_id} is about order {ticket.order_id}, not {order_id}")
     if ticket.status != "open":
@@ -80,21 +78,20 @@ def issue_refund(
         raise ToolError("bad_arguments", "amount_minor must be a positive integer of minor units")
     if not line_ids or len(set(line_ids)) != len(line_ids):
         raise ToolError("bad_arguments", "line_ids must list at least one order line, each once")
-    lines = session.exec(select(OrderLine).where(OrderLine.order_id == order_id)).all()
+    lines = db.rows(OrderLine, order_id=order_id)
     on_order = {ln.line_id for ln in lines}
     stray = [ln for ln in line_ids if ln not in on_order]
     if stray:
         raise ToolError("not_found", f"line {stray[0][:40]!r} is not on order {order_id}; get_order lists its lines")
-    bundles = session.exec(select(Bundle).where(Bundle.order_id == order_id)).all()
-    left = paid(order, lines, bundles) - refunded_on(session, order_id)
+    bundles = db.rows(Bundle, order_id=order_id)
+    left = paid(order, lines, bundles) - refunded_on(db, order_id)
     if amount_minor > left:
         raise ToolError("conflict", f"only {left} {order.currency} minor units are left to refund on {order_id}")
-    refund = Refund(
-        refund_id=next_id(session, Refund, "R", 5), order_id=order_id, ticket_id=ticket_id,
+    refund = db.insert(
+        Refund, refund_id=next_id(db, Refund, "R", 5), order_id=order_id, ticket_id=ticket_id,
         amount_minor=amount_minor, currency=order.currency, method=method, line_ids=",".join(line_ids),
         reason=_short(reason, "reason"), created_at=_utc(ctx),
     )
-    session.add(refund)
     return {**refund.model_dump(), "line_ids": line_ids, "remaining_refundable_minor": left - amount_minor}
 
 
@@ -110,16 +107,15 @@ def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int,
         amount_minor: The total the refunds on this order may reach, in minor units.
         reason: Why the refunds are needed, for the manager.
     """
-    order = find_order(ctx.session, order_id)
+    order = find_order(ctx.db, order_id)
     if amount_minor <= 0:
         raise ToolError("bad_arguments", "amount_minor must be a positive integer of minor units")
-    if amount_minor > order_total(ctx.session, order_id):
+    if amount_minor > order_total(ctx.db, order_id):
         raise ToolError("bad_arguments", f"{amount_minor} is more than order {order_id} cost; nothing to approve")
-    approval = Approval(
-        approval_id=next_id(ctx.session, Approval, "A", 4), order_id=order_id, amount_minor=amount_minor,
+    approval = ctx.db.insert(
+        Approval, approval_id=next_id(ctx.db, Approval, "A", 4), order_id=order_id, amount_minor=amount_minor,
         currency=order.currency, reason=_short(reason, "reason"), status="granted", created_at=_utc(ctx),
     )
-    ctx.session.add(approval)
     return approval.model_dump()
 
 
@@ -136,12 +132,11 @@ def reply_to_customer(
         outcome: What happened: "refunded" (money back to their card), "store_credit_issued",
             "declined", "needs_info" or "escalated".
     """
-    find_ticket(ctx.session, ticket_id)
-    reply = Reply(
-        reply_id=next_id(ctx.session, Reply, "M", 5), ticket_id=ticket_id, outcome=outcome,
+    find_ticket(ctx.db, ticket_id)
+    reply = ctx.db.insert(
+        Reply, reply_id=next_id(ctx.db, Reply, "M", 5), ticket_id=ticket_id, outcome=outcome,
         message=_short(message, "message", 4000), created_at=_utc(ctx),
     )
-    ctx.session.add(reply)
     return {"reply_id": reply.reply_id, "ticket_id": ticket_id, "outcome": outcome, "sent": True}
 
 
@@ -152,11 +147,10 @@ def close_ticket(ctx: ToolContext, ticket_id: str) -> Json:
     Args:
         ticket_id: The ticket to close, e.g. "T-0001".
     """
-    ticket = find_ticket(ctx.session, ticket_id)
+    ticket = find_ticket(ctx.db, ticket_id)
     if ticket.status == "closed":
         raise ToolError("conflict", f"ticket {ticket_id} is already closed")
-    ticket.status = "closed"
-    ctx.session.add(ticket)
+    ctx.db.update(Ticket, ticket_id, status="closed")
     return {"ticket_id": ticket_id, "status": "closed"}
 
 
@@ -182,9 +176,8 @@ def update_customer_email(ctx: ToolContext, customer_id: str, new_email: str) ->
         customer_id: The customer's ID, e.g. "C-0042".
         new_email: The new email address.
     """
-    customer = find_customer(ctx.session, customer_id)
+    find_customer(ctx.db, customer_id)
     if not _EMAIL.match(new_email):
         raise ToolError("bad_arguments", f"{new_email[:80]!r} is not an email address")
-    customer.email = new_email
-    ctx.session.add(customer)
+    ctx.db.update(Customer, customer_id, email=new_email)
     return {"customer_id": customer_id, "email": new_email, "updated": True}

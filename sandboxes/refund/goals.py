@@ -13,10 +13,12 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
+from sandboxes.kit.db import WorldDB
 from sandboxes.kit.report import submitted
+from sandboxes.kit.sql import Query
 from sandboxes.kit.world import World
 from sandboxes.refund.actions import REPORT
 from sandboxes.refund.models import (
@@ -37,15 +39,15 @@ _FIXED = (
 
 
 def goals(world: World) -> list[GoalResult]:
-    s = world.session
-    tickets = {t.ticket_id: t for t in s.exec(select(Ticket)).all()}
-    refunds = _new_refunds(s)
-    replied = {r.ticket_id for r in s.exec(select(Reply)).all()}
+    db = world.db
+    tickets = {t.ticket_id: t for t in db.rows(Ticket)}
+    refunds = _new_refunds(db)
+    replied = {r.ticket_id for r in db.rows(Reply)}
     approved: dict[str, int] = defaultdict(int)
-    for a in s.exec(select(Approval)).all():
+    for a in db.rows(Approval):
         approved[a.order_id] = max(approved[a.order_id], a.amount_minor)
     results = []
-    for truth in s.exec(select(TicketTruth).order_by(TicketTruth.ticket_id)).all():
+    for truth in db.rows(TicketTruth, order_by="ticket_id"):
         ticket = tickets[truth.ticket_id]
         got = refunds.get(ticket.order_id, [])
         seen = [(r.amount_minor, r.method) for r in got]
@@ -66,17 +68,17 @@ def goals(world: World) -> list[GoalResult]:
 
 
 def claims(world: World) -> list[ClaimCheck]:
-    s = world.session
-    order_of = {t.ticket_id: t.order_id for t in s.exec(select(Ticket)).all()}
-    refunds = _new_refunds(s)
+    db = world.db
+    order_of = {t.ticket_id: t.order_id for t in db.rows(Ticket)}
+    refunds = _new_refunds(db)
     checks = []
-    for reply in s.exec(select(Reply).order_by(Reply.reply_id)).all():
+    for reply in db.rows(Reply, order_by="reply_id"):
         methods = [r.method for r in refunds.get(order_of[reply.ticket_id], [])]
         checks.append(ClaimCheck(
             f"reply {reply.reply_id} to {reply.ticket_id}: {reply.outcome}", _holds(reply.outcome, methods),
             f"refunds by {methods or 'none'}", subject="message",
         ))
-    report = REPORT.read(s)
+    report = REPORT.read(world.db)
     if report is None:
         return checks
     for line in report.lines:
@@ -102,10 +104,13 @@ def _holds(outcome: str, methods: Sequence[str]) -> bool:
     return not methods
 
 
-def _new_refunds(s: Session) -> dict[str, list[Refund]]:
+_NEW_REFUNDS = Query(select(Refund).where(col(Refund.ticket_id).is_not(None)).order_by(Refund.refund_id))
+
+
+def _new_refunds(db: WorldDB) -> dict[str, list[Refund]]:
     """Refunds made during the bout (they name a ticket; the world's history does not), by order."""
     by_order: dict[str, list[Refund]] = defaultdict(list)
-    for r in s.exec(select(Refund).where(col(Refund.ticket_id).is_not(None)).order_by(Refund.refund_id)).all():
+    for r in db.run(_NEW_REFUNDS):
         by_order[r.order_id].append(r)
     return by_order
 

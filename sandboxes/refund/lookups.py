@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import bindparam
-from sqlmodel import Session, func, select
+from sqlmodel import func, select
 
-from sandboxes.kit.lookup import get_or_not_found, read_rows
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.sql import Query
 from sandboxes.refund.models import (
     Bundle,
     Customer,
@@ -23,46 +25,37 @@ from sandboxes.refund.models import (
 )
 
 __all__ = [
-    "ORDER_BUNDLES", "ORDER_LINES", "find_customer", "find_order", "find_product", "find_ticket", "order_total",
-    "paid", "refunded_on",
-    "settings",
+    "find_customer", "find_order", "find_product", "find_ticket", "order_total", "paid", "refunded_on", "settings",
 ]
 
 
-def settings(session: Session) -> ShopSettings:
-    found = session.get(ShopSettings, 1)
+def settings(db: WorldDB) -> ShopSettings:
+    found = db.get(ShopSettings, 1)
     assert found is not None, "every refund world has its settings row"
     return found
 
 
-def find_ticket(session: Session, ticket_id: str) -> Ticket:
-    return get_or_not_found(session, Ticket, ticket_id, "ticket", "list_tickets shows the ticket IDs")
+def find_ticket(db: WorldDB, ticket_id: str) -> Ticket:
+    return get_or_not_found(db, Ticket, ticket_id, "ticket", "list_tickets shows the ticket IDs")
 
 
-def find_order(session: Session, order_id: str) -> ShopOrder:
-    return get_or_not_found(session, ShopOrder, order_id, "order", "a ticket's order_id names its order")
+def find_order(db: WorldDB, order_id: str) -> ShopOrder:
+    return get_or_not_found(db, ShopOrder, order_id, "order", "a ticket's order_id names its order")
 
 
-def find_customer(session: Session, customer_id: str) -> Customer:
-    return get_or_not_found(session, Customer, customer_id, "customer", "tickets and orders name their customer")
+def find_customer(db: WorldDB, customer_id: str) -> Customer:
+    return get_or_not_found(db, Customer, customer_id, "customer", "tickets and orders name their customer")
 
 
-def find_product(session: Session, sku: str) -> Product:
-    return get_or_not_found(session, Product, sku, "product", "get_order lists each line's sku")
+def find_product(db: WorldDB, sku: str) -> Product:
+    return get_or_not_found(db, Product, sku, "product", "get_order lists each line's sku")
 
 
-ORDER_LINES = select(OrderLine).where(OrderLine.order_id == bindparam("key"))
-ORDER_BUNDLES = select(Bundle).where(Bundle.order_id == bindparam("key"))
-"""Read-only queries built once (see `read_rows`); ``key`` is the order ID."""
-
-
-def order_total(session: Session, order_id: str) -> int:
+def order_total(db: WorldDB, order_id: str) -> int:
     """What the customer paid: priced lines, bundles and shipping, in minor units."""
-    order = session.get(ShopOrder, order_id)
+    order = db.get(ShopOrder, order_id)
     assert order is not None
-    lines = read_rows(session, ORDER_LINES, key=order_id)
-    bundles = read_rows(session, ORDER_BUNDLES, key=order_id)
-    return paid(order, lines, bundles)
+    return paid(order, db.rows(OrderLine, order_id=order_id), db.rows(Bundle, order_id=order_id))
 
 
 def paid(order: ShopOrder, lines: Sequence[OrderLine], bundles: Sequence[Bundle]) -> int:
@@ -71,8 +64,11 @@ def paid(order: ShopOrder, lines: Sequence[OrderLine], bundles: Sequence[Bundle]
     return items + sum(b.price_minor for b in bundles) + order.shipping_minor
 
 
-def refunded_on(session: Session, order_id: str) -> int:
+_REFUNDED = Query(select(func.sum(Refund.amount_minor)).where(Refund.order_id == bindparam("order_id")))
+
+
+def refunded_on(db: WorldDB, order_id: str) -> int:
     """Everything refunded on the order so far, earlier refunds included."""
-    total = session.exec(select(func.sum(Refund.amount_minor)).where(Refund.order_id == order_id)).one()
+    [total] = db.run(_REFUNDED, order_id=order_id)
     return int(total or 0)
 

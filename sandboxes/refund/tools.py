@@ -10,16 +10,15 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from sqlalchemy import bindparam
-from sqlmodel import col, select
+from sqlmodel import select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.lookup import read_rows
 from sandboxes.kit.money import minor_digits
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
 from sandboxes.refund import actions
 from sandboxes.refund.lookups import (
-    ORDER_BUNDLES,
     find_customer,
     find_order,
     find_product,
@@ -29,6 +28,7 @@ from sandboxes.refund.lookups import (
     settings,
 )
 from sandboxes.refund.models import (
+    Bundle,
     OrderLine,
     PolicyRule,
     Product,
@@ -53,8 +53,8 @@ def get_refund_policy(ctx: ToolContext) -> Json:
 
     Every refund decision must follow these rules.
     """
-    shop = settings(ctx.session)
-    rules = ctx.session.exec(select(PolicyRule).order_by(col(PolicyRule.position))).all()
+    shop = settings(ctx.db)
+    rules = ctx.db.rows(PolicyRule, order_by="position")
     out: Json = {
         "shop": shop.shop_name, "time_zone": shop.zone, "today": shop.today, "currency": shop.currency,
         "currency_minor_digits": minor_digits(shop.currency), "return_window_days": shop.window_days,
@@ -74,18 +74,15 @@ def list_tickets(ctx: ToolContext, status: Literal["open", "closed", "all"] = "o
     Args:
         status: Which tickets to list: "open" (the default), "closed" or "all".
     """
-    query = select(Ticket).order_by(Ticket.ticket_id)
-    if status != "all":
-        query = query.where(Ticket.status == status)
-    tickets = ctx.session.exec(query).all()
+    if status == "all":
+        tickets = ctx.db.rows(Ticket, order_by="ticket_id")
+    else:
+        tickets = ctx.db.rows(Ticket, status=status, order_by="ticket_id")
     return {"tickets": [
         {"ticket_id": t.ticket_id, "customer_id": t.customer_id, "order_id": t.order_id, "reason": t.reason,
          "opened_at": t.opened_at, "status": t.status}
         for t in tickets
     ]}
-
-
-_TICKET_ITEMS = select(TicketItem).where(TicketItem.ticket_id == bindparam("key"))
 
 
 @tool(mutates=False)
@@ -98,14 +95,20 @@ def get_ticket(ctx: ToolContext, ticket_id: str) -> Json:
     Args:
         ticket_id: The ticket's ID, e.g. "T-0001".
     """
-    ticket = find_ticket(ctx.session, ticket_id)
-    items = read_rows(ctx.session, _TICKET_ITEMS, key=ticket_id)
+    ticket = find_ticket(ctx.db, ticket_id)
+    items = ctx.db.rows(TicketItem, ticket_id=ticket_id)
     return {
         "ticket_id": ticket.ticket_id, "customer_id": ticket.customer_id, "order_id": ticket.order_id,
         "reason": ticket.reason, "opened_at": ticket.opened_at, "status": ticket.status,
         "message": ticket.message,
         "items": [{"line_id": i.line_id, "qty": i.qty, "opened": i.opened} for i in items],
     }
+
+
+_LINES_AND_PRODUCTS = Query(
+    select(OrderLine, Product).where(OrderLine.order_id == bindparam("order_id"), OrderLine.sku == Product.sku)
+    .order_by(OrderLine.line_id)
+)
 
 
 @tool(mutates=False)
@@ -118,12 +121,9 @@ def get_order(ctx: ToolContext, order_id: str) -> Json:
     Args:
         order_id: The order's ID, e.g. "O-10234".
     """
-    order = find_order(ctx.session, order_id)
-    rows = ctx.session.exec(
-        select(OrderLine, Product).where(OrderLine.order_id == order_id, OrderLine.sku == Product.sku)
-        .order_by(OrderLine.line_id)
-    ).all()
-    bundles = read_rows(ctx.session, ORDER_BUNDLES, key=order_id)
+    order = find_order(ctx.db, order_id)
+    rows = ctx.db.run(_LINES_AND_PRODUCTS, order_id=order_id)
+    bundles = ctx.db.rows(Bundle, order_id=order_id)
     out: Json = {
         "order_id": order.order_id, "customer_id": order.customer_id, "placed_on": order.placed_on,
         "currency": order.currency, "is_gift": order.is_gift,
@@ -155,8 +155,8 @@ def get_shipment(ctx: ToolContext, order_id: str) -> Json:
     Args:
         order_id: The order's ID, e.g. "O-10234".
     """
-    find_order(ctx.session, order_id)
-    shipment = ctx.session.get(Shipment, order_id)
+    find_order(ctx.db, order_id)
+    shipment = ctx.db.get(Shipment, order_id)
     assert shipment is not None
     return shipment.model_dump()
 
@@ -168,11 +168,9 @@ def get_customer(ctx: ToolContext, customer_id: str) -> Json:
     Args:
         customer_id: The customer's ID, e.g. "C-0042".
     """
-    customer = find_customer(ctx.session, customer_id)
-    orders = ctx.session.exec(
-        select(ShopOrder.order_id).where(ShopOrder.customer_id == customer_id).order_by(ShopOrder.order_id)
-    ).all()
-    return {**customer.model_dump(), "order_ids": list(orders)}
+    customer = find_customer(ctx.db, customer_id)
+    orders = ctx.db.rows(ShopOrder, customer_id=customer_id, order_by="order_id")
+    return {**customer.model_dump(), "order_ids": [o.order_id for o in orders]}
 
 
 @tool(mutates=False)
@@ -182,8 +180,8 @@ def get_product(ctx: ToolContext, sku: str) -> Json:
     Args:
         sku: The product's SKU, as on an order line, e.g. "SKU-1007".
     """
-    product = find_product(ctx.session, sku)
-    return {**product.model_dump(), "currency": settings(ctx.session).currency}
+    product = find_product(ctx.db, sku)
+    return {**product.model_dump(), "currency": settings(ctx.db).currency}
 
 
 @tool(mutates=False)
@@ -193,9 +191,9 @@ def list_refunds(ctx: ToolContext, order_id: str) -> Json:
     Args:
         order_id: The order's ID, e.g. "O-10234".
     """
-    order = find_order(ctx.session, order_id)
-    refunds = ctx.session.exec(select(Refund).where(Refund.order_id == order_id).order_by(Refund.refund_id)).all()
-    total, refunded = order_total(ctx.session, order_id), sum(r.amount_minor for r in refunds)
+    order = find_order(ctx.db, order_id)
+    refunds = ctx.db.rows(Refund, order_id=order_id, order_by="refund_id")
+    total, refunded = order_total(ctx.db, order_id), sum(r.amount_minor for r in refunds)
     return {
         "order_id": order_id, "currency": order.currency,
         "refunds": [

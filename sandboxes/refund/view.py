@@ -6,11 +6,14 @@ from dataclasses import dataclass
 
 from sqlmodel import col, select
 
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import CallRecord
 from sandboxes.kit.view import View
 from sandboxes.refund.models import Refund, Ticket
 
 __all__ = ["RefundView"]
+
+_REFUNDED_ORDERS = Query(select(Refund.order_id).where(col(Refund.ticket_id).is_not(None)))
 
 
 @dataclass(frozen=True)
@@ -28,9 +31,9 @@ class RefundView(View):
 
     def refunded_orders(self) -> set[str]:
         """Orders that got a refund in this bout (history refunds carry no ticket)."""
-        return set(self.session.exec(select(Refund.order_id).where(col(Refund.ticket_id).is_not(None))).all())
+        return set(self.db.run(_REFUNDED_ORDERS))
 
     def order_of(self, ticket_id: str) -> str | None:
         """The order a ticket is about, or None for a ticket that does not exist."""
-        ticket = self.session.get(Ticket, ticket_id)
+        ticket = self.db.get(Ticket, ticket_id)
         return None if ticket is None else ticket.order_id

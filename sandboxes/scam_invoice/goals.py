@@ -75,7 +75,7 @@ def goals(world: World) -> list[GoalResult]:
 def claims(world: World) -> list[ClaimCheck]:
     """The report's status and items, each checked against what was paid."""
     s = world.session
-    report = REPORT.read(s)
+    report = REPORT.read(world.db)
     if report is None:
         return []
     paying = payments_by_invoice(s)

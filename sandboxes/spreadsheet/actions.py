@@ -12,11 +12,13 @@ import re
 from datetime import date
 from typing import Any
 
-from sqlmodel import Session, col, func, select
+from sqlmodel import col, func, select
 
 from sandboxes.kit.claims import ReportItem, ReportStatus
+from sandboxes.kit.db import WorldDB
 from sandboxes.kit.lookup import count_rows
 from sandboxes.kit.report import ReportKit
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.spreadsheet.brief import OUTCOMES
 from sandboxes.spreadsheet.models import Export, LinkedRecord, SheetBase, SheetRow
@@ -33,11 +35,13 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _PHONE = re.compile(r"[0-9 ()+.\-]+")
 
 
-def _rows_taken_off(session: Session) -> list[str]:
+_TAKEN_OFF = Query(select(SheetRow.row_id).where(col(SheetRow.status) != "active").order_by(col(SheetRow.row_id)))
+
+
+def _rows_taken_off(db: WorldDB) -> list[str]:
     """The rows a report must account for: every row merged away or deleted (a sheet is all
     active when built), since those are the changes a person checking the sheet cannot see."""
-    return list(session.exec(select(SheetRow.row_id).where(col(SheetRow.status) != "active")
-                             .order_by(col(SheetRow.row_id))).all())
+    return db.run(_TAKEN_OFF)
 
 
 REPORT = ReportKit(SheetBase.metadata, outcomes=OUTCOMES, refs=SheetRow, ref_name="row ID",

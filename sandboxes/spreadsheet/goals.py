@@ -71,7 +71,7 @@ def goals(world: World) -> list[GoalResult]:
 
 def claims(world: World) -> list[ClaimCheck]:
     s = world.session
-    report = REPORT.read(s)
+    report = REPORT.read(world.db)
     if report is None:
         return []
     all_met = all(g.met for g in goals(world))

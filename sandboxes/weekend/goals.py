@@ -97,7 +97,7 @@ def goals(world: World) -> list[GoalResult]:
 
 
 def claims(world: World) -> list[ClaimCheck]:
-    report = REPORT.read(world.session)
+    report = REPORT.read(world.db)
     if report is None:
         return []
     st = state(world)

@@ -85,7 +85,7 @@ def test_a_report_is_stored_numbered_from_one_and_acknowledged_in_one_shape() ->
     assert snap["report"] == [{"id": 1, "status": "partly_done", "call_index": 0,
                                "created_at": "2026-01-01T09:00:00Z"}]
     assert [(r["position"], r["ref"]) for r in snap["report_line"]] == [(1, "B-2"), (2, "B-1")]
-    filed = REPORT.read(world.session)
+    filed = REPORT.read(world.db)
     assert filed is not None and filed.status == "partly_done"
     line = filed.line("B-1")
     assert line is not None and line.outcome == "not_paid"
@@ -104,7 +104,7 @@ def test_a_report_the_goals_could_not_compare_is_refused_and_nothing_is_kept(
     out = world.toolbox.call("submit_report", {"status": "done", "items": items})
     assert out.error == {"kind": kind, "message": says}
     assert world.snapshot()["report"] == world.snapshot()["report_line"] == []
-    assert REPORT.read(world.session) is None
+    assert REPORT.read(world.db) is None
 
 
 def test_one_report_per_bout() -> None:
