@@ -19,13 +19,14 @@ import math
 import re
 from typing import Any
 
+import orjson
 import pydantic_core
 import rfc8785
 
 from referee.errors import LogCorrupt
 
-__all__ = ["MAX_SAFE_INTEGER", "canonical_bytes", "digest", "is_canonical", "plain_dumps", "plain_loads",
-           "sanitize_text", "sha256_hex", "strict_loads"]
+__all__ = ["MAX_SAFE_INTEGER", "canonical_bytes", "digest", "is_canonical", "plain_bytes", "plain_dumps",
+           "plain_loads", "sanitize_text", "sha256_hex", "strict_loads"]
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """JCS numbers are IEEE doubles: past this, distinct integers share one spelling."""
@@ -64,11 +65,30 @@ def _plain(obj: Any) -> bool:
     return True
 
 
+def plain_bytes(obj: Any) -> bytes:
+    """``obj``, which the caller knows is in the plain subset (see `_plain`), as its RFC 8785 bytes.
+
+    There orjson's sorted, compact output is JCS byte for byte (tests compare it with
+    ``rfc8785`` for every code point below U+E000 and on generated values), at a tenth of
+    the stdlib encoder's cost (ADR 0032).
+
+    Should it not be after all (a lone surrogate, an integer past 53 bits, a non-string key,
+    nesting past 255 levels), orjson refuses it and `canonical_bytes` decides.
+    """
+    try:
+        return orjson.dumps(obj, option=_ORJSON)
+    except orjson.JSONEncodeError:
+        return canonical_bytes(obj)
+
+
+_ORJSON = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+
+
 def canonical_bytes(obj: Any) -> bytes:
     """Serialise ``obj`` as RFC 8785 bytes.
 
     Logs are mostly strings and integers, and ``rfc8785`` is pure Python, so values in
-    the plain subset (see `_plain`) take the stdlib's C encoder; everything else, and
+    the plain subset (see `_plain`) take orjson (`plain_bytes`); everything else, and
     every error, goes through ``rfc8785``. Tests check both paths agree.
 
     Raises:
@@ -77,8 +97,8 @@ def canonical_bytes(obj: Any) -> bytes:
     """
     try:
         if _plain(obj):
-            return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
-    except (UnicodeEncodeError, RecursionError, ValueError):
+            return orjson.dumps(obj, option=_ORJSON)
+    except orjson.JSONEncodeError:
         pass  # a lone surrogate or deep nesting: let rfc8785 say what is wrong
     try:
         out = bytes(rfc8785.dumps(obj))

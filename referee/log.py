@@ -16,7 +16,6 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import CoreConfig, SchemaValidator
 
-from referee.canonical import canonical_bytes, plain_dumps, plain_loads, sha256_hex, strict_loads
+from referee.canonical import canonical_bytes, plain_bytes, plain_dumps, plain_loads, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 from referee.events import BodyEvent, Event, HeaderEvent, ModelTurn, ResultEvent, Usage, validate_event
 
@@ -41,8 +40,6 @@ __all__ = [
 FORMAT_VERSION = 1
 GENESIS = "0" * 64
 
-_PLAIN = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-"""`canonical_bytes`'s encoder for values in the plain subset (where its output is JCS)."""
 
 EventType = Literal[
     "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "agent.error", "bout.result",
@@ -50,8 +47,11 @@ EventType = Literal[
 
 
 def utc_now() -> str:
-    """Wall-clock time for log metadata only; sandbox logic never sees it."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Wall-clock time for log metadata only; sandbox logic never sees it.
+
+    ``%Y-%m-%dT%H:%M:%S.%fZ``: every event is stamped, and ``isoformat`` (its "+00:00"
+    cut off) costs a fraction of strftime."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 @dataclass
@@ -101,8 +101,8 @@ class LogWriter:
             "v": FORMAT_VERSION, "seq": seq, "prev": self.head,
             "type": type_, "at": self.now(), "data": data,
         }
-        validate_event(seq, event)  # never write (and so never sign) what the reader would refuse
-        line = _PLAIN.encode(event).encode() if plain else canonical_bytes(event)
+        _check_shape(seq, event)  # never write (and so never sign) what the reader would refuse
+        line = plain_bytes(event) if plain else canonical_bytes(event)
         self.head = sha256_hex(line)
         self.events.append(event)
         self.lines.append(line)

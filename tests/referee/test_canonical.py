@@ -227,3 +227,25 @@ def test_the_fast_writer_escapes_every_character_below_u_e000_as_jcs_does() -> N
     assert plain_dumps("".join(chars)) == rfc8785.dumps("".join(chars))
     for c in chars[:0x100]:
         assert plain_dumps({c: [c, 1, -1, True, None, {}]}) == rfc8785.dumps({c: [c, 1, -1, True, None, {}]})
+
+
+def test_the_plain_encoder_spells_every_code_point_as_jcs_does() -> None:
+    """orjson (`plain_bytes`, and `canonical_bytes`' fast path) and RFC 8785 agree on every
+    code point a plain value can hold: all of Unicode but the lone surrogates, in one string and
+    each beside the edges of the integer range, with keys sorted at every level."""
+    from referee.canonical import plain_bytes
+
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    assert plain_bytes("".join(chars)) == rfc8785.dumps("".join(chars))
+    for c in chars[:0x3000]:
+        value = {"z": [c, 2**53 - 1, -(2**53) + 1, True, None, {}], "a": {"y": c, "b": []}}
+        assert plain_bytes(value) == rfc8785.dumps(value) == canonical_bytes(value)
+
+
+def test_plain_bytes_given_a_value_outside_the_subset_refuses_as_canonical_bytes_does() -> None:
+    from referee.canonical import plain_bytes
+
+    with pytest.raises(ValueError, match="integers within"):
+        plain_bytes({"a": [2**53]})
+    with pytest.raises(ValueError, match="lone surrogate"):
+        plain_bytes({"a": "\ud800"})
