@@ -28,7 +28,7 @@ from typing import Any
 from catalog import Caps, RulesVersion, load_catalog
 from referee.agent_host import MAX_DETAIL
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, key_variable, make_agent
-from referee.agents.base import MAX_DEPTH, Turn, loggable, loggable_args, loggable_name, loggable_text
+from referee.agents.base import MAX_DEPTH, Turn, loggable, loggable_text
 from referee.agents.http import ProviderDown
 from referee.canonical import sanitize_text, sha256_hex
 from referee.errors import AgentFailed, AgentGone, KeyRefused, ProviderError, RateLimited, ResumeError
@@ -83,6 +83,7 @@ class Bout:
     output_tokens: int = 0
     call_seq: dict[int, int] = field(default_factory=dict)
     pending: list[Call] = field(default_factory=list)
+    """The turn's calls not yet run, named and with arguments as the turn's event logged them."""
     results: list[ToolOutcome] = field(default_factory=list)
     stopped: str | None = None
 
@@ -235,7 +236,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
             if bout.tool_calls >= caps.tool_calls:
                 await writer.append_async("cap.reached", {"cap": "tool_calls", "limit": caps.tool_calls})
                 return "cap"
-            name, args = loggable_name(call.name), loggable_args(call.args)  # the world runs what the log shows
+            name, args = call.name, call.args  # as logged in its turn: the world runs what the log shows
             outcome = world.toolbox.call(name, args)
             record = world.toolbox.history[-1]
             bout.tool_calls += 1
@@ -261,10 +262,11 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         bout.turns += 1
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
-        await writer.append_async("model.turn", {"turn": bout.turns, **turn.as_log()})
+        logged = turn.as_log()
+        await writer.append_async("model.turn", {"turn": bout.turns, **logged})
         if not turn.calls:
             return "agent_stopped"
-        bout.pending, bout.results = list(turn.calls), []
+        bout.pending, bout.results = [Call(c["name"], c["args"]) for c in logged["calls"]], []
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

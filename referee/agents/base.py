@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+import orjson
+
 from referee.canonical import sanitize_text
 from referee.errors import ResumeError
 from sandboxes.kit.policy import Call, Observation
@@ -107,6 +109,11 @@ def loggable_args(args: Any) -> Any:
     log past what `arena verify` reads.
     """
     safe = loggable(args)
+    try:  # orjson's bytes are at least the stdlib's characters, but for a float's exponent ("1e-07")
+        if 2 * len(orjson.dumps(safe, option=orjson.OPT_SORT_KEYS)) <= MAX_LOGGED_ARGS:
+            return safe
+    except orjson.JSONEncodeError:
+        pass
     text = json.dumps(safe, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     if len(text) <= MAX_LOGGED_ARGS:
         return safe
