@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
@@ -200,3 +203,37 @@ def test_a_write_whose_result_is_no_json_is_rolled_back(box: ToolBox) -> None:
     outcome = box.call("add_and_leak", {"counter_id": "c1"})
     assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "internal"
     assert _value(box) == 1
+
+
+_json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=6), inner, max_size=6),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_like)
+def test_argument_size_is_the_stdlib_measure_or_surely_under_the_limit(value: object) -> None:
+    """The fast measure never lets through what the exact one refuses, and never refuses what it takes."""
+    from sandboxes.kit.tools import _json_size
+
+    try:
+        exact: int | None = len(json.dumps(value, ensure_ascii=False, allow_nan=False))
+    except ValueError:
+        exact = None
+    got = _json_size(value)
+    assert got == exact or (got == 0 and exact is not None and exact <= MAX_ARGS_BYTES)
+
+
+def test_argument_size_near_the_limit_and_of_what_is_not_json_is_exact() -> None:
+    from sandboxes.kit.tools import _json_size
+
+    big = {"text": "é" * 30_000, "more": ["x"] * 5_000, "n": 1e-07}
+    assert _json_size(big) == len(json.dumps(big, ensure_ascii=False))
+    cycle: list[object] = []
+    cycle.append(cycle)
+    assert _json_size(cycle) is None
+    assert _json_size({1: "a"}) == len(json.dumps({1: "a"}))  # the stdlib writes int keys as strings
+    assert _json_size({"a": {1, 2}}) is None
+    assert _json_size([float("nan")]) is None
