@@ -14,7 +14,6 @@ call runs in its own transaction, rolled back on any error).
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import json
@@ -148,8 +147,14 @@ class Tool:
     mutates: bool
 
     def spec(self) -> dict[str, JsonValue]:
-        """The tool as an agent sees it: name, description, JSON schema of the arguments."""
-        return copy.deepcopy(self._spec)
+        """The tool as an agent sees it: name, description, JSON schema of the arguments (the
+        caller's own copy)."""
+        return orjson.loads(self.spec_json)  # type: ignore[no-any-return]
+
+    @functools.cached_property
+    def spec_json(self) -> bytes:
+        """`spec` as JSON: a fresh copy is a parse of these bytes, a tenth of a deep copy."""
+        return orjson.dumps(self._spec)
 
     @functools.cached_property
     def _spec(self) -> dict[str, JsonValue]:
@@ -246,8 +251,8 @@ class ToolBox:
             raise ToolDeclarationError("two tools share a name")
 
     def specs(self) -> list[dict[str, JsonValue]]:
-        """What the agent is shown, in a fixed order."""
-        return [t.spec() for t in self.tools]
+        """What the agent is shown, in a fixed order (the caller's own copy)."""
+        return orjson.loads(b"[" + b",".join(t.spec_json for t in self.tools) + b"]")  # type: ignore[no-any-return]
 
     def mutates(self, name: str) -> bool:
         found = self._by_name.get(name)
