@@ -163,6 +163,21 @@ class WorldDB:
             self._raw.executemany(shape.insert_sql, values)
             self._written.add(shape.name)
 
+    def insert_all(self, rows: Iterable[SQLModel]) -> None:
+        """Add SQLModel instances (a builder's, never attached to a session) with one statement per
+        table, tables in the schema's order and each table's rows in the order given."""
+        by_table: dict[str, list[SQLModel]] = {}
+        for row in rows:
+            by_table.setdefault(type(row).__tablename__, []).append(row)  # type: ignore[arg-type]
+        for table in self.metadata.sorted_tables:
+            batch = by_table.get(table.name)
+            if batch:
+                shape = shape_of(type(batch[0]))
+                columns = shape.columns
+                self._sync()
+                self._raw.executemany(shape.insert_sql, [tuple(getattr(r, c) for c in columns) for r in batch])
+                self._written.add(shape.name)
+
     def update(self, model: type[SQLModel], key: Any, **values: Any) -> None:
         """Set columns of the row with primary key ``key``.
 
