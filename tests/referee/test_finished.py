@@ -84,7 +84,7 @@ def test_the_oracle_is_finished_under_0_5(job: str, tv: str) -> None:
 def _required(job: str, world: World) -> list[str]:
     report = JOBS[job].report
     assert report is not None
-    return sorted(report.required(world.session))
+    return sorted(report.required(world.db))
 
 
 @pytest.mark.parametrize(("job", "tv"), CASES)
