@@ -135,10 +135,9 @@ class WorldDB:
     def count(self, model: type[SQLModel], **equal: Any) -> int:
         """How many rows of ``model`` have columns equal to ``equal`` (all rows if none)."""
         shape = shape_of(model)
-        sql = shape.where(tuple(equal), tuple(v is None for v in equal.values()), ())
+        sql = shape.count_sql(tuple(equal), tuple(v is None for v in equal.values()))
         self._sync()
-        counted = f"SELECT count(*) FROM ({sql})"
-        return int(self._raw.execute(counted, tuple(v for v in equal.values() if v is not None)).fetchone()[0])
+        return int(self._raw.execute(sql, tuple(v for v in equal.values() if v is not None)).fetchone()[0])
 
     def run(self, query: Query[T], **params: Any) -> list[T]:
         """The items ``query`` selects, its ``bindparam``s filled from ``params``."""

@@ -95,17 +95,29 @@ class Shape:
         """``SELECT`` of the rows whose columns ``names`` equal the parameters (``IS NULL`` where
         ``nulls`` says so), ordered by ``order`` (the primary key when empty is not implied:
         SQLite's own order then, as a ``select`` with no ``order_by`` had)."""
-        for n in (*names, *(o.removesuffix(" DESC") for o in order)):
-            if n not in self.columns:
-                raise TypeError(f"{self.name} has no column {n!r}")
-        sql = self.select
-        if names:
-            sql += " WHERE " + " AND ".join(
-                f"{_quote(n)} IS NULL" if null else f"{_quote(n)} = ?" for n, null in zip(names, nulls, strict=True))
+        for o in order:
+            if o.removesuffix(" DESC") not in self.columns:
+                raise TypeError(f"{self.name} has no column {o.removesuffix(' DESC')!r}")
+        sql = self.select + self._filter(names, nulls)
         if order:
             sql += " ORDER BY " + ", ".join(
                 f"{_quote(o.removesuffix(' DESC'))} DESC" if o.endswith(" DESC") else _quote(o) for o in order)
         return sql
+
+    @functools.cache  # noqa: B019
+    def count_sql(self, names: tuple[str, ...], nulls: tuple[bool, ...]) -> str:
+        """``count(*)`` of the rows `where` would select: asked of the table itself, which SQLite
+        answers from its b-tree (a count over a subquery of every column read every row)."""
+        return f"SELECT count(*) FROM {_quote(self.name)}" + self._filter(names, nulls)
+
+    def _filter(self, names: tuple[str, ...], nulls: tuple[bool, ...]) -> str:
+        for n in names:
+            if n not in self.columns:
+                raise TypeError(f"{self.name} has no column {n!r}")
+        if not names:
+            return ""
+        return " WHERE " + " AND ".join(
+            f"{_quote(n)} IS NULL" if null else f"{_quote(n)} = ?" for n, null in zip(names, nulls, strict=True))
 
     @functools.cache  # noqa: B019
     def update_sql(self, names: tuple[str, ...]) -> str:

@@ -192,6 +192,9 @@ def _strict_read(data: bytes) -> tuple[bool, Any]:
     b'["\\b\\f"]', b'["\\u0008"]', b"[1E3]", b"[1.0]", b"[-0.0]", b"[1e+16]", b'{"a" :1}', b'{"a":1} ',
     b"\xef\xbb\xbf{}",
     b'{"a":1,"b":{"a":1,"a":2}}', b'[1,"\\u00e9"]', b'["\\ud83d\\ude02"]', b'{"\\u0061":1}',
+    # a float orjson spells differently from JCS, after each thing a value can follow in compact JSON
+    b"1.0", b"[true,1.0]", b"[false,1e16]", b"[null,1.0]", b"[[],1.0]", b"[{},-1.0]", b'["a",1.0]', b"[1,1.0]",
+    b'{"a":1.0}', b'{"a":[1e16]}', b'{"a":"00:00.5","b":1.0}', b'{"a":"x","b":[2,3.0]}',
 ])
 def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(data: bytes) -> None:
     fast_ok, fast_value = _plain_read(data)
@@ -219,7 +222,7 @@ def test_the_fast_reader_agrees_on_every_canonical_value(value: Any) -> None:
 
 
 def test_the_fast_writer_escapes_every_character_below_u_e000_as_jcs_does() -> None:
-    """`plain_dumps` (pydantic-core) and RFC 8785 spell every string the fast reader can meet alike:
+    """`plain_dumps` (orjson) and RFC 8785 spell every string the fast reader can meet alike:
     one string holding each code point below U+E000 but the surrogates, and each alone."""
     from referee.canonical import plain_dumps
 
