@@ -229,6 +229,11 @@ class WorldDB:
             self._session.rollback()
         self._raw.rollback()
 
+    def trace(self, callback: Callable[[str], None] | None) -> None:
+        """Hand every SQL statement this database runs (the kit's and the ORM's) to ``callback``;
+        None stops. How a test or benchmark counts what a judgement asks."""
+        self._raw.set_trace_callback(callback)
+
     def _note_write(self, _conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
         """Remember which tables this copy has written (a rolled-back write still counts:
         the table is then only read again, never wrongly shared)."""
