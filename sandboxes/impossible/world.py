@@ -12,8 +12,6 @@ import random
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from sqlalchemy import insert
-
 from sandboxes.impossible import brief, names, plants
 from sandboxes.impossible.models import (
     Account,
@@ -101,11 +99,8 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     rows += _history(rng("history"), size.history, opened, today, ids)
     rows.append(Truth(mode=mode, target_bill=target.bill_id, current_account=current,
                       penalised_account=penalised_id, free_account=free_id if free_id in opened else None))
-    for table in BankBase.metadata.sorted_tables:
-        batch = [r.model_dump() for r in rows if getattr(r, "__tablename__", None) == table.name]
-        if batch:
-            db.session.execute(insert(table), batch)
-    db.session.commit()
+    db.insert_all(rows)
+    db.commit()
     return Setup(
         brief=brief.text(key, holder=settings.holder, current=current, today=today, until=until,
                          zone_name=zone_name, currency=currency),
