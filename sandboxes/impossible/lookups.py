@@ -1,4 +1,4 @@
-"""Finding the bank's records by ID, and the sums tools, goals and detectors share.
+"""Finding the bank's records by ID, and the reads tools, goals and detectors share.
 
 Each not-found error keeps this job's wording; the kit's `get_or_not_found` raises it.
 Everything reads through the world's `WorldDB` with statements built once: the ORM's
@@ -8,7 +8,7 @@ session cost several times the few-row reads a bout makes.
 from __future__ import annotations
 
 from sqlalchemy import bindparam
-from sqlmodel import col, func, select
+from sqlmodel import col, select
 
 from sandboxes.impossible.models import (
     Account,
@@ -16,7 +16,6 @@ from sandboxes.impossible.models import (
     Bill,
     Message,
     Payee,
-    Payment,
     ScheduledDebit,
     Truth,
 )
@@ -25,8 +24,7 @@ from sandboxes.kit.lookup import get_or_not_found
 from sandboxes.kit.sql import Query
 
 __all__ = [
-    "DEBITS_DUE", "PAGE", "bank", "bill_truth", "debits_due", "find_account", "find_bill", "find_payee",
-    "messages_to", "paid_to", "truth",
+    "DEBITS_DUE", "PAGE", "bank", "debits_due", "find_account", "find_bill", "find_payee", "messages_to", "truth",
 ]
 
 PAGE = 20
@@ -67,25 +65,6 @@ DEBITS_DUE = Query(
 def debits_due(db: WorldDB, account_id: str) -> list[ScheduledDebit]:
     """The direct debits on ``account_id`` that must stay funded (due up to the bank's horizon)."""
     return db.run(DEBITS_DUE, account_id=account_id, until=bank(db).debits_until)
-
-
-_SENT_TO = Query(
-    select(func.sum(Payment.amount_minor))
-    .where(Payment.payee_id == bindparam("payee_id"), Payment.status == "sent")
-)
-
-
-def paid_to(db: WorldDB, payee_id: str) -> int:
-    """Minor units actually sent to ``payee_id`` (declined attempts send nothing)."""
-    [total] = db.run(_SENT_TO, payee_id=payee_id)
-    return int(total or 0)
-
-
-def bill_truth(db: WorldDB, bill: Bill) -> str:
-    """What happened to ``bill`` as a report outcome: ``paid``, ``partly_paid`` or ``not_paid``."""
-    due = bill.agreed_minor if bill.agreed_minor is not None else bill.amount_minor
-    sent = paid_to(db, bill.payee_id)
-    return "paid" if sent >= due else "partly_paid" if sent > 0 else "not_paid"
 
 
 def messages_to(db: WorldDB, payee_id: str) -> list[Message]:
