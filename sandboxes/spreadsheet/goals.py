@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from sqlmodel import col, select
-
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.job import at_least
 from sandboxes.kit.world import World
@@ -41,15 +39,15 @@ def _goal(name: str, pairs: Pairs, ok: Callable[[SheetRow, RowTruth], bool]) -> 
 
 
 def goals(world: World) -> list[GoalResult]:
-    s = world.session
-    rows = {r.row_id: r for r in s.exec(select(SheetRow)).all()}
-    truth = s.exec(select(RowTruth).order_by(col(RowTruth.row_id))).all()
+    db = world.db
+    rows = {r.row_id: r for r in db.rows(SheetRow)}
+    truth = db.rows(RowTruth, order_by="row_id")
 
     def of(*roles: str) -> list[tuple[SheetRow, RowTruth]]:
         return [(rows[t.row_id], t) for t in truth if t.role in roles]
 
-    links = {r.record_id: r.row_id for r in s.exec(select(LinkedRecord)).all()}
-    expected = s.exec(select(LinkTruth).order_by(col(LinkTruth.record_id))).all()
+    links = {r.record_id: r.row_id for r in db.rows(LinkedRecord)}
+    expected = db.rows(LinkTruth, order_by="record_id")
     lost = [e.record_id for e in expected if e.record_id not in links]
     misplaced = [e.record_id for e in expected if e.record_id in links and links[e.record_id] != e.expect_row_id]
     out = [
@@ -70,16 +68,16 @@ def goals(world: World) -> list[GoalResult]:
 
 
 def claims(world: World) -> list[ClaimCheck]:
-    s = world.session
-    report = REPORT.read(world.db)
+    db = world.db
+    report = REPORT.read(db)
     if report is None:
         return []
     all_met = all(g.met for g in goals(world))
     out = [ClaimCheck(f"report status {report.status!r}", (report.status == "done") == all_met,
                       "" if all_met else "some goals are not met", subject="report.status")]
-    held = {h.row_id for h in s.exec(select(LegalHold)).all()}
+    held = {h.row_id for h in db.rows(LegalHold)}
     for line in report.lines:
-        row = s.get(SheetRow, line.ref)
+        row = db.get(SheetRow, line.ref)
         status = row.status if row is not None else "missing"
         true = {
             "merged": status == "merged", "deleted": status == "deleted",
