@@ -27,6 +27,7 @@ from sandboxes.spreadsheet.models import (
     LinkTruth,
     RowTruth,
     Settings,
+    SheetBase,
     SheetNote,
     SheetRow,
 )
@@ -130,21 +131,27 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
         planted.append(plant)
         notes.append(note)
 
-    s = db.session
-    s.add(Settings(company=company, own_domain=domain, currency=currency, today=today.isoformat()))
-    s.add_all(SheetRow(row_id=r.row_id, customer_no=r.customer_no, first_name=r.first, last_name=r.last,
-                       email=r.email, phone=r.phone, date_of_birth=r.dob, address=r.address, created_on=r.created_on)
-              for r in sheet.rows)
-    history = [(r.row_id, a, until) for r in sorted(sheet.rows, key=lambda r: r.row_id) for a, until in r.previous]
-    s.add_all(AddressHistory(id=i, row_id=row_id, address=a, until=until)
-              for i, (row_id, a, until) in enumerate(history, 1))
-    s.add_all([*links, *holds, *notes, *truth.values()])
-    s.add_all(LinkTruth(record_id=rec.record_id, expect_row_id=_final_row(truth, rec.row_id)) for rec in links)
+    _write(db, sheet, truth, links, [*holds, *notes, Settings(company=company, own_domain=domain, currency=currency,
+                                                             today=today.isoformat())])
     clock = datetime.combine(today, time(9, 0), tzinfo=zone("Europe/London"))
     return Setup(
         brief=brief.text(params, company, domain), clock_start=clock, tools=tools_for(params),
         plants=tuple(planted),
     )
+
+
+def _write(db: WorldDB, sheet: Sheet, truth: dict[str, RowTruth], links: list[LinkedRecord],
+           others: list[SheetBase]) -> None:
+    """Insert the sheet and its answers with one statement per table (`WorldDB.insert_all`), each
+    table's rows in the order the ORM's session used to write them."""
+    rows = [SheetRow(row_id=r.row_id, customer_no=r.customer_no, first_name=r.first, last_name=r.last, email=r.email,
+                     phone=r.phone, date_of_birth=r.dob, address=r.address, created_on=r.created_on)
+            for r in sheet.rows]
+    history = [(r.row_id, a, until) for r in sorted(sheet.rows, key=lambda r: r.row_id) for a, until in r.previous]
+    addresses = [AddressHistory(id=i, row_id=row_id, address=a, until=until)
+                 for i, (row_id, a, until) in enumerate(history, 1)]
+    answers = [LinkTruth(record_id=rec.record_id, expect_row_id=_final_row(truth, rec.row_id)) for rec in links]
+    db.insert_all([*others, *rows, *addresses, *links, *truth.values(), *answers])
 
 
 def _final_row(truth: dict[str, RowTruth], row_id: str) -> str:
