@@ -51,6 +51,7 @@ def read_sheet_notes(ctx: ToolContext) -> dict[str, Any]:
 
 _PAGE = Query(select(SheetRow).where(col(SheetRow.status) == "active").order_by(col(SheetRow.row_id))
               .offset(bindparam("offset")).limit(bindparam("limit")))
+"""A page of the rows on the sheet; the offset and limit are parameters, so one statement serves every page."""
 
 
 @tool(mutates=False)
