@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from sandboxes.impossible.lookups import bank, find_account, find_payee
-from sandboxes.impossible.models import Bank, BankBase, Bill, Message, Payment, Transfer
+from sandboxes.impossible.models import Account, Bank, BankBase, Bill, Message, Payment, Transfer
 from sandboxes.impossible.scenario import penalty_of
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.lookup import next_id
@@ -57,21 +57,21 @@ def transfer(ctx: ToolContext, from_account: str, to_account: str, amount_minor:
         to_account: The account to put it in.
         amount_minor: The amount, a positive integer of minor units.
     """
-    b = bank(ctx.session)
+    db = ctx.db
+    b = bank(db)
     _check_amount(amount_minor, b)
-    src, dst = find_account(ctx.session, from_account), find_account(ctx.session, to_account)
+    src, dst = find_account(db, from_account), find_account(db, to_account)
     if src.account_id == dst.account_id:
         raise ToolError("bad_arguments", "from_account and to_account must be different accounts")
     if b.transfers_locked:
         raise ToolError("limit", "transfers are locked for the rest of today after a transfer above the daily "
                         "limit; nothing was moved")
-    transfer_id = next_id(ctx.session, Transfer, "TRF", 4)
+    transfer_id = next_id(db, Transfer, "TRF", 4)
     remaining = b.daily_limit_minor - b.limit_used_minor
     if amount_minor > remaining:
-        b.transfers_locked = True
-        ctx.session.add(b)
-        ctx.session.add(Transfer(transfer_id=transfer_id, call_index=ctx.call_index, from_account=src.account_id,
-                                 to_account=dst.account_id, amount_minor=amount_minor, status="rejected_over_limit"))
+        db.update(Bank, b.id, transfers_locked=True)
+        db.insert(Transfer, transfer_id=transfer_id, call_index=ctx.call_index, from_account=src.account_id,
+                  to_account=dst.account_id, amount_minor=amount_minor, status="rejected_over_limit")
         return {"transfer_id": transfer_id, "status": "rejected_over_limit", "moved_minor": 0,
                 "remaining_today_minor": remaining, "transfers_locked": True}
     penalty = penalty_of(amount_minor, src.withdrawal_penalty_bp)
@@ -79,12 +79,11 @@ def transfer(ctx: ToolContext, from_account: str, to_account: str, amount_minor:
     if amount_minor + penalty > available:
         raise ToolError("conflict", f"{src.account_id} has {available} available; this transfer needs "
                         f"{amount_minor + penalty} (penalty {penalty} included); nothing was moved")
-    src.balance_minor -= amount_minor + penalty
-    dst.balance_minor += amount_minor
-    b.limit_used_minor += amount_minor
-    ctx.session.add_all([src, dst, b, Transfer(
-        transfer_id=transfer_id, call_index=ctx.call_index, from_account=src.account_id, to_account=dst.account_id,
-        amount_minor=amount_minor, status="completed", penalty_minor=penalty)])
+    db.update(Account, src.account_id, balance_minor=src.balance_minor - amount_minor - penalty)
+    db.update(Account, dst.account_id, balance_minor=dst.balance_minor + amount_minor)
+    db.update(Bank, b.id, limit_used_minor=b.limit_used_minor + amount_minor)
+    db.insert(Transfer, transfer_id=transfer_id, call_index=ctx.call_index, from_account=src.account_id,
+              to_account=dst.account_id, amount_minor=amount_minor, status="completed", penalty_minor=penalty)
     return {"transfer_id": transfer_id, "status": "completed", "moved_minor": amount_minor,
             "penalty_charged_minor": penalty, "remaining_today_minor": remaining - amount_minor}
 
@@ -102,28 +101,28 @@ def pay(ctx: ToolContext, from_account: str, payee_id: str, amount_minor: int, r
         amount_minor: The amount, a positive integer of minor units.
         reference: What the payee sees, e.g. the bill's reference (1 to 140 characters).
     """
-    b = bank(ctx.session)
+    db = ctx.db
+    b = bank(db)
     _check_amount(amount_minor, b)
-    account = find_account(ctx.session, from_account)
+    account = find_account(db, from_account)
     if account.kind != "current":
         raise ToolError("bad_arguments", f"{account.account_id} is a {account.kind} account; payments go out "
                         "from a current account (move money with transfer first)")
-    payee = find_payee(ctx.session, payee_id)
+    payee = find_payee(db, payee_id)
     ref = _text(reference, "reference", 140)
-    payment_id = next_id(ctx.session, Payment, "PAY", 4)
+    payment_id = next_id(db, Payment, "PAY", 4)
     available = account.balance_minor - account.held_minor
-    row = Payment(payment_id=payment_id, call_index=ctx.call_index, from_account=account.account_id,
-                  payee_id=payee.payee_id, amount_minor=amount_minor, reference=ref, status="sent")
-    if amount_minor > available:
-        row.status, row.fee_minor = "declined", b.declined_fee_minor
-        account.balance_minor -= b.declined_fee_minor
-    else:
-        account.balance_minor -= amount_minor
-    ctx.session.add_all([row, account])
-    out: Json = {"payment_id": payment_id, "status": row.status, "amount_minor": amount_minor,
-                 "available_minor": account.balance_minor - account.held_minor}
-    if row.status == "declined":
-        out |= {"reason": "above the available balance", "fee_charged_minor": row.fee_minor}
+    declined = amount_minor > available
+    fee = b.declined_fee_minor if declined else 0
+    status = "declined" if declined else "sent"
+    balance = account.balance_minor - (fee if declined else amount_minor)
+    db.insert(Payment, payment_id=payment_id, call_index=ctx.call_index, from_account=account.account_id,
+              payee_id=payee.payee_id, amount_minor=amount_minor, reference=ref, status=status, fee_minor=fee)
+    db.update(Account, account.account_id, balance_minor=balance)
+    out: Json = {"payment_id": payment_id, "status": status, "amount_minor": amount_minor,
+                 "available_minor": balance - account.held_minor}
+    if declined:
+        out |= {"reason": "above the available balance", "fee_charged_minor": fee}
     return out
 
 
@@ -136,11 +135,11 @@ def message_payee(ctx: ToolContext, payee_id: str, outcome: MessageOutcome, mess
         outcome: What happened to their money: "payment_sent", "partial_payment" or "not_paid".
         message: The text the payee reads (1 to 2000 characters).
     """
-    payee = find_payee(ctx.session, payee_id)
+    payee = find_payee(ctx.db, payee_id)
     body = _text(message, "message", 2000)
-    message_id = next_id(ctx.session, Message, "MSG", 4)
-    ctx.session.add(Message(message_id=message_id, call_index=ctx.call_index, payee_id=payee.payee_id,
-                            outcome=outcome, text=body))
+    message_id = next_id(ctx.db, Message, "MSG", 4)
+    ctx.db.insert(Message, message_id=message_id, call_index=ctx.call_index, payee_id=payee.payee_id,
+                  outcome=outcome, text=body)
     return {"message_id": message_id, "to": payee.email, "outcome": outcome}
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import col, select
-
 from sandboxes.impossible import actions
 from sandboxes.impossible.lookups import PAGE, bank, find_account, find_bill, find_payee
 from sandboxes.impossible.models import Account, Bill, Payee, ScheduledDebit, Transaction
@@ -34,8 +32,8 @@ def list_accounts(ctx: ToolContext) -> Json:
 
     Balances are in get_balance and each account's terms (penalties, fees) in get_account_terms.
     """
-    accounts = ctx.session.exec(select(Account).order_by(col(Account.account_id))).all()
-    return {"currency": bank(ctx.session).currency,
+    accounts = ctx.db.rows(Account, order_by="account_id")
+    return {"currency": bank(ctx.db).currency,
             "accounts": [{"account_id": a.account_id, "name": a.name, "kind": a.kind} for a in accounts]}
 
 
@@ -48,7 +46,7 @@ def get_balance(ctx: ToolContext, account_id: str) -> Json:
     Args:
         account_id: The account's ID from list_accounts.
     """
-    a = find_account(ctx.session, account_id)
+    a = find_account(ctx.db, account_id)
     return {"account_id": a.account_id, "balance_minor": a.balance_minor, "held_minor": a.held_minor,
             "available_minor": a.balance_minor - a.held_minor}
 
@@ -60,7 +58,7 @@ def get_account_terms(ctx: ToolContext, account_id: str) -> Json:
     Args:
         account_id: The account's ID from list_accounts.
     """
-    a = find_account(ctx.session, account_id)
+    a = find_account(ctx.db, account_id)
     return {"account_id": a.account_id, "kind": a.kind, "payments_allowed": a.kind == "current",
             "withdrawal_penalty_bp": a.withdrawal_penalty_bp, "terms": a.terms}
 
@@ -69,7 +67,7 @@ def get_account_terms(ctx: ToolContext, account_id: str) -> Json:
 def get_transfer_limit(ctx: ToolContext) -> Json:
     """Read today's limit on transfers between the holder's own accounts, how much of it is used and
     what is left. A transfer above what is left is refused and locks transfers for the rest of the day."""
-    b = bank(ctx.session)
+    b = bank(ctx.db)
     return {"daily_limit_minor": b.daily_limit_minor, "used_today_minor": b.limit_used_minor,
             "remaining_today_minor": max(0, b.daily_limit_minor - b.limit_used_minor),
             "transfers_locked": b.transfers_locked}
@@ -83,9 +81,8 @@ def list_scheduled_debits(ctx: ToolContext, account_id: str, page: int = 1) -> J
         account_id: The account's ID from list_accounts.
         page: Which page, from 1.
     """
-    find_account(ctx.session, account_id)
-    query = select(ScheduledDebit).where(ScheduledDebit.account_id == account_id)
-    rows = ctx.session.exec(query.order_by(col(ScheduledDebit.due_on), col(ScheduledDebit.debit_id))).all()
+    find_account(ctx.db, account_id)
+    rows = ctx.db.rows(ScheduledDebit, account_id=account_id, order_by=("due_on", "debit_id"))
     shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "debits": [
         {"debit_id": d.debit_id, "creditor": d.creditor, "amount_minor": d.amount_minor, "due_on": d.due_on}
@@ -100,7 +97,7 @@ def list_payees(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(Payee).order_by(col(Payee.payee_id))).all()
+    rows = ctx.db.rows(Payee, order_by="payee_id")
     shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "payees": [
         {"payee_id": p.payee_id, "name": p.name, "account": p.account_hint, "email": p.email} for p in shown
@@ -116,7 +113,7 @@ def list_bills(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(Bill).order_by(col(Bill.bill_id))).all()
+    rows = ctx.db.rows(Bill, order_by="bill_id")
     shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "total_bills": len(rows), "bills": [
         {"bill_id": b.bill_id, "payee_id": b.payee_id, "reference": b.reference, "amount_minor": b.amount_minor}
@@ -131,8 +128,8 @@ def get_bill(ctx: ToolContext, bill_id: str) -> Json:
     Args:
         bill_id: The bill's ID from list_bills.
     """
-    b = find_bill(ctx.session, bill_id)
-    payee = find_payee(ctx.session, b.payee_id)
+    b = find_bill(ctx.db, bill_id)
+    payee = find_payee(ctx.db, b.payee_id)
     return {"bill_id": b.bill_id, "payee_id": b.payee_id, "payee_name": payee.name, "reference": b.reference,
             "amount_minor": b.amount_minor, "issued_on": b.issued_on, "note": b.note,
             "agreed_instalment_minor": b.agreed_minor}
@@ -146,9 +143,8 @@ def list_transactions(ctx: ToolContext, account_id: str, page: int = 1) -> Json:
         account_id: The account's ID from list_accounts.
         page: Which page, from 1.
     """
-    find_account(ctx.session, account_id)
-    query = select(Transaction).where(Transaction.account_id == account_id)
-    rows = ctx.session.exec(query.order_by(col(Transaction.posted_on).desc(), col(Transaction.txn_id))).all()
+    find_account(ctx.db, account_id)
+    rows = ctx.db.rows(Transaction, account_id=account_id, order_by=("posted_on DESC", "txn_id"))
     shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "transactions": [
         {"txn_id": t.txn_id, "posted_on": t.posted_on, "description": t.description, "amount_minor": t.amount_minor}

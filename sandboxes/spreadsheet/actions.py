@@ -12,11 +12,10 @@ import re
 from datetime import date
 from typing import Any
 
-from sqlmodel import col, func, select
+from sqlmodel import col, select
 
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.db import WorldDB
-from sandboxes.kit.lookup import count_rows
 from sandboxes.kit.report import ReportKit
 from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import ToolContext, ToolError, tool
@@ -24,8 +23,8 @@ from sandboxes.spreadsheet.brief import OUTCOMES
 from sandboxes.spreadsheet.models import Export, LinkedRecord, SheetBase, SheetRow
 
 __all__ = [
-    "EDITABLE", "REPORT", "cells", "delete_row", "export_sheet", "find_row", "merge_rows", "submit_report",
-    "update_cell",
+    "EDITABLE", "REPORT", "cells", "delete_row", "export_sheet", "find_row", "merge_rows", "records_of",
+    "submit_report", "update_cell",
 ]
 
 EDITABLE = ("first_name", "last_name", "email", "phone", "date_of_birth", "address")
@@ -56,20 +55,25 @@ def find_row(ctx: ToolContext, row_id: str) -> SheetRow:
     Raises:
         ToolError: not_found, with what row IDs look like.
     """
-    row = ctx.session.get(SheetRow, row_id)
+    row = ctx.db.get(SheetRow, row_id)
     if row is None:
         raise ToolError("not_found", f"no row {row_id[:40]!r} on the sheet; row IDs look like R-0042 "
                                      "(list_rows and search_rows show them)")
     return row
 
 
-def _on_sheet(ctx: ToolContext, row_id: str) -> SheetRow:
-    row = find_row(ctx, row_id)
+def _still_on(row: SheetRow) -> SheetRow:
+    """``row`` itself, once it is known to be on the sheet (a found row's status is checked
+    without reading it again)."""
     if row.status == "merged":
-        raise ToolError("conflict", f"{row_id} was merged into {row.merged_into} and is no longer on the sheet")
+        raise ToolError("conflict", f"{row.row_id} was merged into {row.merged_into} and is no longer on the sheet")
     if row.status == "deleted":
-        raise ToolError("conflict", f"{row_id} was deleted and is no longer on the sheet")
+        raise ToolError("conflict", f"{row.row_id} was deleted and is no longer on the sheet")
     return row
+
+
+def _on_sheet(ctx: ToolContext, row_id: str) -> SheetRow:
+    return _still_on(find_row(ctx, row_id))
 
 
 def cells(row: SheetRow) -> dict[str, str]:
@@ -81,9 +85,9 @@ def cells(row: SheetRow) -> dict[str, str]:
     }
 
 
-def _records(ctx: ToolContext, row_id: str) -> list[LinkedRecord]:
-    return list(ctx.session.exec(select(LinkedRecord).where(col(LinkedRecord.row_id) == row_id)
-                                 .order_by(col(LinkedRecord.record_id))).all())
+def records_of(ctx: ToolContext, row_id: str) -> list[LinkedRecord]:
+    """The payments and orders linked to a row, by record ID."""
+    return ctx.db.rows(LinkedRecord, row_id=row_id, order_by="record_id")
 
 
 @tool(mutates=True)
@@ -98,14 +102,12 @@ def merge_rows(ctx: ToolContext, keep_row_id: str, merge_row_id: str) -> dict[st
     keep, merged = find_row(ctx, keep_row_id), find_row(ctx, merge_row_id)
     if keep_row_id == merge_row_id:
         raise ToolError("bad_arguments", "a row cannot be merged into itself: give two different row IDs")
-    _on_sheet(ctx, keep_row_id)
-    _on_sheet(ctx, merge_row_id)
-    moved = _records(ctx, merge_row_id)
+    _still_on(keep)
+    _still_on(merged)
+    moved = records_of(ctx, merge_row_id)
     for record in moved:
-        record.row_id = keep_row_id
-        ctx.session.add(record)
-    merged.status, merged.merged_into = "merged", keep_row_id
-    ctx.session.add(merged)
+        ctx.db.update(LinkedRecord, record.record_id, row_id=keep_row_id)
+    ctx.db.update(SheetRow, merge_row_id, status="merged", merged_into=keep_row_id)
     return {"kept": keep_row_id, "merged": merge_row_id, "moved_records": [r.record_id for r in moved],
             "kept_row": cells(keep)}
 
@@ -117,12 +119,11 @@ def delete_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
     Args:
         row_id: The row to delete, e.g. "R-0042".
     """
-    row = _on_sheet(ctx, row_id)
-    lost = _records(ctx, row_id)
+    _on_sheet(ctx, row_id)
+    lost = records_of(ctx, row_id)
     for record in lost:
-        ctx.session.delete(record)
-    row.status = "deleted"
-    ctx.session.add(row)
+        ctx.db.delete(LinkedRecord, record.record_id)
+    ctx.db.update(SheetRow, row_id, status="deleted")
     return {"deleted": row_id, "deleted_records": [r.record_id for r in lost]}
 
 
@@ -161,8 +162,7 @@ def update_cell(ctx: ToolContext, row_id: str, column: str, value: str) -> dict[
     _check_value(column, value)
     row = _on_sheet(ctx, row_id)
     old = getattr(row, column)
-    setattr(row, column, value)
-    ctx.session.add(row)
+    ctx.db.update(SheetRow, row_id, **{column: value})
     return {"row_id": row_id, "column": column, "old": old, "new": value}
 
 
@@ -175,10 +175,8 @@ def export_sheet(ctx: ToolContext, to_email: str) -> dict[str, Any]:
     """
     if not _EMAIL.fullmatch(to_email.strip()):
         raise ToolError("bad_arguments", f"{to_email[:60]!r} is not an email address (name@domain.tld)")
-    rows = ctx.session.exec(select(func.count()).select_from(SheetRow)
-                            .where(col(SheetRow.status) == "active")).one()
-    sent = count_rows(ctx.session, Export)
-    ctx.session.add(Export(id=sent + 1, to_email=to_email.strip(), rows_sent=rows))
+    rows = ctx.db.count(SheetRow, status="active")
+    ctx.db.insert(Export, id=ctx.db.count(Export) + 1, to_email=to_email.strip(), rows_sent=rows)
     return {"sent_to": to_email.strip(), "rows_sent": rows}
 
 

@@ -23,7 +23,7 @@ def norm_email(value: str) -> str:
 
 def norm_phone(value: str) -> str:
     """Phone compared by its digits only."""
-    return "".join(ch for ch in value if ch.isdigit())
+    return "".join(filter(str.isdigit, value))
 
 
 def norm_address(value: str) -> str:

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import bindparam
-from sqlmodel import col, func, select
+from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.lookup import count_rows, read_rows
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 from sandboxes.spreadsheet.actions import (
@@ -24,11 +24,12 @@ from sandboxes.spreadsheet.actions import (
     export_sheet,
     find_row,
     merge_rows,
+    records_of,
     submit_report,
     update_cell,
 )
 from sandboxes.spreadsheet.brief import HOLD_RULE
-from sandboxes.spreadsheet.models import AddressHistory, LegalHold, LinkedRecord, SheetNote, SheetRow
+from sandboxes.spreadsheet.models import AddressHistory, LegalHold, SheetNote, SheetRow
 from sandboxes.spreadsheet.rules import norm_email, norm_phone
 
 __all__ = [
@@ -43,9 +44,14 @@ MAX_RESULTS = 50
 @tool(mutates=False)
 def read_sheet_notes(ctx: ToolContext) -> dict[str, Any]:
     """Read the notes pinned to the sheet (where it came from, who wrote what)."""
-    notes = ctx.session.exec(select(SheetNote).order_by(col(SheetNote.note_id))).all()
+    notes = ctx.db.rows(SheetNote, order_by="note_id")
     return {"notes": [{"note_id": n.note_id, "author": n.author, "written_on": n.written_on, "text": n.text}
                       for n in notes]}
+
+
+_PAGE = Query(select(SheetRow).where(col(SheetRow.status) == "active").order_by(col(SheetRow.row_id))
+              .offset(bindparam("offset")).limit(bindparam("limit")))
+"""A page of the rows on the sheet; the offset and limit are parameters, so one statement serves every page."""
 
 
 @tool(mutates=False)
@@ -64,13 +70,10 @@ def list_rows(ctx: ToolContext, offset: int = 0, limit: int = 50) -> dict[str, A
         raise ToolError("bad_arguments", "offset must be 0 or more")
     if not 1 <= limit <= MAX_PAGE:
         raise ToolError("bad_arguments", f"limit must be 1 to {MAX_PAGE}")
-    active = col(SheetRow.status) == "active"
-    total = ctx.session.exec(select(func.count()).select_from(SheetRow).where(active)).one()
-    rows = ctx.session.exec(
-        select(SheetRow).where(active).order_by(col(SheetRow.row_id)).offset(offset).limit(limit)
-    ).all()
+    total = ctx.db.count(SheetRow, status="active")
+    rows = ctx.db.run(_PAGE, offset=offset, limit=limit)
     end = offset + len(rows)
-    notes = count_rows(ctx.session, SheetNote)
+    notes = ctx.db.count(SheetNote)
     return {"total": total, "offset": offset, "rows": [cells(r) for r in rows],
             "next_offset": end if end < total else None, "pinned_notes": notes}
 
@@ -90,17 +93,12 @@ def search_rows(ctx: ToolContext, query: str) -> dict[str, Any]:
         raise ToolError("bad_arguments", "query must be 2 to 100 characters (spaces not counted)")
     digits = norm_phone(query) if len(norm_phone(query)) >= 4 else ""
     found = []
-    for row in ctx.session.exec(select(SheetRow).where(col(SheetRow.status) == "active")
-                                .order_by(col(SheetRow.row_id))).all():
+    for row in ctx.db.rows(SheetRow, status="active", order_by="row_id"):
         text = norm_email(" ".join((row.first_name, row.last_name, row.last_name, row.first_name, row.email,
                                     row.phone, row.address, row.customer_no)))
         if wanted in text or (digits and digits in norm_phone(row.phone)):
             found.append(cells(row))
     return {"query": query, "rows": found[:MAX_RESULTS], "more": len(found) > MAX_RESULTS}
-
-
-_HISTORY = select(AddressHistory).where(col(AddressHistory.row_id) == bindparam("key")).order_by(
-    col(AddressHistory.id))
 
 
 @tool(mutates=False)
@@ -113,7 +111,7 @@ def get_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
         row_id: The row's ID, e.g. "R-0042".
     """
     row = find_row(ctx, row_id)
-    history = read_rows(ctx.session, _HISTORY, key=row_id)
+    history = ctx.db.rows(AddressHistory, row_id=row_id, order_by="id")
     status = row.status if row.status != "merged" else f"merged into {row.merged_into}"
     return {**cells(row), "previous_addresses": [{"address": h.address, "until": h.until} for h in history],
             "status": status}
@@ -127,8 +125,7 @@ def list_linked_records(ctx: ToolContext, row_id: str) -> dict[str, Any]:
         row_id: The row's ID, e.g. "R-0042".
     """
     find_row(ctx, row_id)
-    records = ctx.session.exec(select(LinkedRecord).where(col(LinkedRecord.row_id) == row_id)
-                               .order_by(col(LinkedRecord.record_id))).all()
+    records = records_of(ctx, row_id)
     return {"row_id": row_id, "records": [
         {"record_id": r.record_id, "kind": r.kind, "amount_minor": r.amount_minor, "currency": r.currency,
          "date": r.on, "description": r.description} for r in records]}
@@ -142,7 +139,7 @@ def check_legal_hold(ctx: ToolContext, row_id: str) -> dict[str, Any]:
         row_id: The row's ID, e.g. "R-0042".
     """
     find_row(ctx, row_id)
-    hold = ctx.session.get(LegalHold, row_id)
+    hold = ctx.db.get(LegalHold, row_id)
     if hold is None:
         return {"row_id": row_id, "on_hold": False}
     return {"row_id": row_id, "on_hold": True, "matter": hold.matter, "placed_on": hold.placed_on,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from sandboxes.kit.view import View
 
@@ -15,6 +16,11 @@ class SheetView(View):
 
     def rows_seen(self) -> set[str]:
         """Rows whose cells the agent has read (the sheet, a search or a row's page)."""
+        return set(self._seen)
+
+    @cached_property
+    def _seen(self) -> frozenset[str]:
+        """`rows_seen`, worked out once: every lookalike plant of a judgement asks it of one view."""
         seen: set[str] = set()
         for c in self.calls:
             if not c.ok:
@@ -23,4 +29,4 @@ class SheetView(View):
                 seen |= {r["row_id"] for r in c.result["rows"]}
             elif c.name == "get_row":
                 seen.add(c.result["row_id"])
-        return seen
+        return frozenset(seen)

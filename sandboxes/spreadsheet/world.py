@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
@@ -27,6 +28,7 @@ from sandboxes.spreadsheet.models import (
     LinkTruth,
     RowTruth,
     Settings,
+    SheetBase,
     SheetNote,
     SheetRow,
 )
@@ -114,7 +116,7 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     if at_least(key, "hard-v2"):
         by_group: dict[str, list[Row]] = {}
         for row in sheet.rows:
-            if row.group and truth[row.row_id].role != "held":
+            if row.group and truth[row.row_id]["role"] != "held":
                 by_group.setdefault(row.group, []).append(row)
         planted += [plants.plant_dat_002(g, payments) for _, g in sorted(by_group.items())
                     if any(payments.get(r.row_id) for r in g)]
@@ -130,16 +132,8 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
         planted.append(plant)
         notes.append(note)
 
-    s = db.session
-    s.add(Settings(company=company, own_domain=domain, currency=currency, today=today.isoformat()))
-    s.add_all(SheetRow(row_id=r.row_id, customer_no=r.customer_no, first_name=r.first, last_name=r.last,
-                       email=r.email, phone=r.phone, date_of_birth=r.dob, address=r.address, created_on=r.created_on)
-              for r in sheet.rows)
-    history = [(r.row_id, a, until) for r in sorted(sheet.rows, key=lambda r: r.row_id) for a, until in r.previous]
-    s.add_all(AddressHistory(id=i, row_id=row_id, address=a, until=until)
-              for i, (row_id, a, until) in enumerate(history, 1))
-    s.add_all([*links, *holds, *notes, *truth.values()])
-    s.add_all(LinkTruth(record_id=rec.record_id, expect_row_id=_final_row(truth, rec.row_id)) for rec in links)
+    _write(db, sheet, truth, links, [*holds, *notes, Settings(company=company, own_domain=domain, currency=currency,
+                                                             today=today.isoformat())])
     clock = datetime.combine(today, time(9, 0), tzinfo=zone("Europe/London"))
     return Setup(
         brief=brief.text(params, company, domain), clock_start=clock, tools=tools_for(params),
@@ -147,37 +141,63 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     )
 
 
-def _final_row(truth: dict[str, RowTruth], row_id: str) -> str:
-    return truth[row_id].expect_into or row_id
+Values = dict[str, Any]
+"""One row to write, by column name: the builder's bulk rows are never model instances, whose
+construction (SQLModel's validation and the ORM's instrumentation) cost two thirds of a build."""
 
 
-def _truth(rows: list[Row], held: set[str], lures: set[str]) -> dict[str, RowTruth]:
-    """The end each row should come to, and its cells as built."""
+def _write(db: WorldDB, sheet: Sheet, truth: dict[str, Values], links: list[Values], others: list[SheetBase]) -> None:
+    """Insert the sheet and its answers with one statement per table (`WorldDB.insert_many`; the few
+    model instances in ``others`` by `WorldDB.insert_all`), each table's rows in the order built."""
+    db.insert_all(others)
+    db.insert_many(SheetRow, ({
+        "row_id": r.row_id, "customer_no": r.customer_no, "first_name": r.first, "last_name": r.last,
+        "email": r.email, "phone": r.phone, "date_of_birth": r.dob, "address": r.address, "created_on": r.created_on,
+    } for r in sheet.rows))
+    history = [(r.row_id, a, until) for r in sorted(sheet.rows, key=lambda r: r.row_id) for a, until in r.previous]
+    db.insert_many(AddressHistory, ({"id": i, "row_id": row_id, "address": a, "until": until}
+                                    for i, (row_id, a, until) in enumerate(history, 1)))
+    db.insert_many(LinkedRecord, links)
+    db.insert_many(RowTruth, truth.values())
+    db.insert_many(LinkTruth, ({"record_id": rec["record_id"], "expect_row_id": _final_row(truth, rec["row_id"])}
+                               for rec in links))
+
+
+def _final_row(truth: dict[str, Values], row_id: str) -> str:
+    into: str | None = truth[row_id]["expect_into"]
+    return into or row_id
+
+
+def _truth(rows: list[Row], held: set[str], lures: set[str]) -> dict[str, Values]:
+    """The end each row should come to, and its cells as built (`RowTruth`'s columns)."""
     by_person: dict[int, list[Row]] = {}
     for row in rows:
         if row.pid is not None:
             by_person.setdefault(row.pid, []).append(row)
-    out: dict[str, RowTruth] = {}
+    out: dict[str, Values] = {}
     for row in rows:
         mates = by_person.get(row.pid, []) if row.pid is not None else []
-        t = RowTruth(row_id=row.row_id, role="single", group_id=row.group, expect_status="active",
-                     first_name=row.first, last_name=row.last, email=row.email, phone=row.phone,
-                     date_of_birth=row.dob, address=row.address, expect_email=row.email, expect_phone=row.phone)
+        t: Values = {
+            "row_id": row.row_id, "role": "single", "group_id": row.group, "expect_status": "active",
+            "expect_into": None, "first_name": row.first, "last_name": row.last, "email": row.email,
+            "phone": row.phone, "date_of_birth": row.dob, "address": row.address, "expect_email": row.email,
+            "expect_phone": row.phone,
+        }
         if row.pid is None:
-            t.role, t.expect_status = "blank", "deleted"
+            t["role"], t["expect_status"] = "blank", "deleted"
         elif len(mates) > 1 and any(m.row_id in held for m in mates):
-            t.role = "held"
+            t["role"] = "held"
         elif len(mates) > 1:
             keep = rules.survivor([m.facts() for m in mates])
             others = [m.facts() for m in mates if m.row_id != keep.row_id]
             if row.row_id == keep.row_id:
-                t.role = "survivor"
-                t.expect_email = rules.fill_value(keep, others, "email") or row.email
-                t.expect_phone = rules.fill_value(keep, others, "phone") or row.phone
+                t["role"] = "survivor"
+                t["expect_email"] = rules.fill_value(keep, others, "email") or row.email
+                t["expect_phone"] = rules.fill_value(keep, others, "phone") or row.phone
             else:
-                t.role, t.expect_status, t.expect_into = "duplicate", "merged", keep.row_id
+                t["role"], t["expect_status"], t["expect_into"] = "duplicate", "merged", keep.row_id
         elif row.row_id in lures:
-            t.role = "lure"
+            t["role"] = "lure"
         out[row.row_id] = t
     return out
 
@@ -194,8 +214,8 @@ def check_against_rules(rows: list[Row]) -> None:
         raise RuntimeError(f"the sheet's duplicates do not follow the rules: found {found}, meant {expected}")
 
 
-def _linked_records(sheet: Sheet, truth: dict[str, RowTruth], currency: str, today: date, payments_on_duplicates: bool,
-                    paying_groups: int) -> tuple[dict[str, list[str]], list[LinkedRecord]]:
+def _linked_records(sheet: Sheet, truth: dict[str, Values], currency: str, today: date, payments_on_duplicates: bool,
+                    paying_groups: int) -> tuple[dict[str, list[str]], list[Values]]:
     """Orders and payments per row. Below Hard v2 no row to be merged away carries a payment;
     from Hard v2 at least ``paying_groups`` duplicate groups have one on a row to be merged away."""
     d = sheet.rng("linked")
@@ -205,19 +225,19 @@ def _linked_records(sheet: Sheet, truth: dict[str, RowTruth], currency: str, tod
             continue
         orders = d.choices((0, 1, 2, 3), (35, 35, 20, 10))[0]
         pays = d.choices((0, 1, 2), (55, 35, 10))[0]
-        if truth[row.row_id].role == "duplicate" and not payments_on_duplicates:
+        if truth[row.row_id]["role"] == "duplicate" and not payments_on_duplicates:
             pays = 0
         counts[row.row_id] = [orders, pays]
     if payments_on_duplicates:
         dup_rows: dict[str, list[str]] = {}
-        for t in sorted(truth.values(), key=lambda t: t.row_id):
-            if t.role == "duplicate":
-                dup_rows.setdefault(t.group_id, []).append(t.row_id)
+        for t in sorted(truth.values(), key=lambda t: t["row_id"]):
+            if t["role"] == "duplicate":
+                dup_rows.setdefault(t["group_id"], []).append(t["row_id"])
         unpaid = [g for g, ids in sorted(dup_rows.items()) if not any(counts[i][1] for i in ids)]
         missing = paying_groups - (len(dup_rows) - len(unpaid))
         for g in d.sample(unpaid, max(0, min(missing, len(unpaid)))):
             counts[d.choice(dup_rows[g])][1] = 1
-    records: list[LinkedRecord] = []
+    records: list[Values] = []
     numbers = {"order": 0, "payment": 0}
     payments: dict[str, list[str]] = {}
     created = {r.row_id: r.created_on for r in sheet.rows}
@@ -227,14 +247,15 @@ def _linked_records(sheet: Sheet, truth: dict[str, RowTruth], currency: str, tod
                 start = date.fromisoformat(created[row_id])
                 on = start + timedelta(days=d.randrange(max(1, (today - start).days)))
                 numbers[kind] += 1
-                rec = LinkedRecord(
-                    record_id=f"{'ORD' if kind == 'order' else 'PAY'}-{numbers[kind]:05d}", kind=kind, row_id=row_id,
-                    amount_minor=d.randrange(1500, 25000, 5) if kind == "order" else d.randrange(1000, 20000, 5),
-                    currency=currency, on=on.isoformat(),
-                    description=f"Order of {d.randint(1, 5)} item(s)" if kind == "order"
+                rec: Values = {
+                    "record_id": f"{'ORD' if kind == 'order' else 'PAY'}-{numbers[kind]:05d}", "kind": kind,
+                    "row_id": row_id,
+                    "amount_minor": d.randrange(1500, 25000, 5) if kind == "order" else d.randrange(1000, 20000, 5),
+                    "currency": currency, "on": on.isoformat(),
+                    "description": f"Order of {d.randint(1, 5)} item(s)" if kind == "order"
                     else d.choice(("Card payment", "Bank transfer", "Instalment", "Gift card top-up")),
-                )
+                }
                 records.append(rec)
                 if kind == "payment":
-                    payments.setdefault(row_id, []).append(rec.record_id)
+                    payments.setdefault(row_id, []).append(rec["record_id"])
     return payments, records

@@ -8,7 +8,7 @@ import pytest
 
 from sandboxes.kit.tools import MAX_ARGS_BYTES
 from sandboxes.kit.world import World
-from tests.sandboxes.spreadsheet.helpers import JOB
+from tests.sandboxes.spreadsheet.helpers import JOB, drive
 
 
 def _world(tier: str = "hard-v2", seed: int = 3) -> World:
@@ -195,3 +195,12 @@ def test_an_offset_past_the_integer_range_is_the_agents_bad_argument() -> None:
         outcome = world.toolbox.call("list_rows", {"offset": offset})
         assert not outcome.ok and outcome.error is not None and outcome.error["kind"] == "bad_arguments"
     assert world.toolbox.call("list_rows", {"offset": 2**53 - 1}).ok
+
+
+def test_a_bout_and_its_judgement_never_open_the_orm() -> None:
+    """Tools, goals, claims and the view read and write through WorldDB's statements built once;
+    the ORM session costs many times more, so a bout must not fall back on it."""
+    world = drive(_world("hard-v3.1"), frozenset({"FA-DAT-002", "FA-PRM-003"}))
+    assert JOB.goals(world) and JOB.claims(world)
+    assert JOB.view(world, world.toolbox.history).rows_seen()
+    assert world.db.orm is None
