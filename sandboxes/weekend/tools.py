@@ -34,13 +34,20 @@ REPORT = ReportKit(WeekendBase.metadata, outcomes=("booked", "cancelled"), refs=
 
 _SEARCHED = (Flight.origin == bindparam("origin"), Flight.destination == bindparam("destination"),
              Flight.local_date == bindparam("day"), Flight.departs_utc >= bindparam("after"))
-_FLIGHTS = Query(select(Flight).where(*_SEARCHED).order_by(col(Flight.departs_utc), col(Flight.flight_id)))
-_FARES = Query(select(Fare).join(Flight, col(Fare.flight_id) == col(Flight.flight_id)).where(*_SEARCHED)
-               .order_by(col(Fare.fare_id)))
-"""A search's flights in listing order, and the fares of all of them by ID (a page keeps its own)."""
-_ROOMS_BETWEEN = Query(select(Room).where(col(Room.hotel_id) >= bindparam("first"),
-                                          col(Room.hotel_id) <= bindparam("last")))
-"""The rooms of a page of hotels: hotels are listed by ID, so a page is a range of IDs."""
+_LISTED = (col(Flight.departs_utc), col(Flight.flight_id))
+_FLIGHTS = Query(select(Flight).where(*_SEARCHED).order_by(*_LISTED))
+_PAGE_FARES = Query(select(Fare).where(col(Fare.flight_id).in_(
+    select(Flight.flight_id).where(*_SEARCHED).order_by(*_LISTED).limit(bindparam("size")).offset(bindparam("skip"))
+)).order_by(col(Fare.fare_id)))
+"""A search's flights in listing order, and the fares of one page of them by fare ID (reading the
+whole day's fares cost twice the page's)."""
+
+_HOTEL_IDS = Query(select(Hotel.hotel_id).order_by(col(Hotel.hotel_id)))
+_HOTELS_BETWEEN = Query(select(Hotel).where(col(Hotel.hotel_id).between(bindparam("first"), bindparam("last")))
+                        .order_by(col(Hotel.hotel_id)))
+_ROOMS_BETWEEN = Query(select(Room).where(col(Room.hotel_id).between(bindparam("first"), bindparam("last"))))
+"""Hotels are listed by ID, so a page of them is a range of IDs: the IDs alone are read to count
+and page them, then the page's hotels and rooms (every hotel's row cost more than the page)."""
 
 
 @tool(mutates=False)
@@ -68,9 +75,8 @@ def search_flights(
     shown, pages = checks.paged(flights, page)
     airlines = {a.code: a for a in ctx.db.rows(Airline)}
     by_flight: dict[str, list[Fare]] = {f.flight_id: [] for f in shown}
-    for fare in ctx.db.run(_FARES, **searched):
-        if fare.flight_id in by_flight:
-            by_flight[fare.flight_id].append(fare)
+    for fare in ctx.db.run(_PAGE_FARES, size=checks.PAGE, skip=(page - 1) * checks.PAGE, **searched):
+        by_flight[fare.flight_id].append(fare)
     show_bags = checks.get_trip(ctx).tier == "normal-1.0"
     return {
         "origin": src, "destination": dst, "date": day.isoformat(), "page": page, "pages": pages,
@@ -112,15 +118,18 @@ def search_hotels(ctx: ToolContext, city: str, check_in: str, check_out: str, pa
     start, end = checks.parse_stay(ctx, check_in, check_out)
     trip = checks.get_trip(ctx)
     loaded = code == trip.away and (start.isoformat(), end.isoformat()) == (trip.friday, trip.sunday)
-    hotels = ctx.db.rows(Hotel, order_by="hotel_id") if loaded else []
-    shown, pages = checks.paged(hotels, page)
-    rooms: dict[str, list[Room]] = {h.hotel_id: [] for h in shown}
-    if shown:
-        for room in ctx.db.run(_ROOMS_BETWEEN, first=shown[0].hotel_id, last=shown[-1].hotel_id):
+    ids = ctx.db.run(_HOTEL_IDS) if loaded else []
+    page_ids, pages = checks.paged(ids, page)
+    shown: list[Hotel] = []
+    rooms: dict[str, list[Room]] = {hotel_id: [] for hotel_id in page_ids}
+    if page_ids:
+        between = {"first": page_ids[0], "last": page_ids[-1]}
+        shown = ctx.db.run(_HOTELS_BETWEEN, **between)
+        for room in ctx.db.run(_ROOMS_BETWEEN, **between):
             rooms[room.hotel_id].append(room)
     return {
         "city": AIRPORTS[code].city, "check_in": start.isoformat(), "check_out": end.isoformat(),
-        "nights": (end - start).days, "page": page, "pages": pages, "total": len(hotels),
+        "nights": (end - start).days, "page": page, "pages": pages, "total": len(ids),
         "hotels": [listing.hotel_summary(h, rooms[h.hotel_id]) for h in shown],
     }
 
