@@ -58,6 +58,8 @@ def state(world: World) -> State:
 
 
 def _origin(db: WorldDB, flight_id: str) -> str:
+    """Where a booked flight leaves from, by its key (a bout books a few flights: a read each
+    costs less than a statement that matches a list)."""
     flight = db.get(Flight, flight_id)
     assert flight is not None, "a flight booking names a listed flight"
     return flight.origin
