@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
-from sqlalchemy import insert
-
 from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.money import minor_digits
@@ -245,16 +243,11 @@ class Draft:
 
     # -------------------------------------------------------------- writing
     def write(self, db: WorldDB, extra: Sequence[WeekendBase]) -> None:
-        """Everything drafted, one bulk insert per table."""
-        groups: dict[type[WeekendBase], list[WeekendBase]] = {}
+        """Everything drafted, one bulk insert per table (`WorldDB.insert_all`: no ORM session)."""
         rows: list[WeekendBase] = [*self.airlines, *self.flights, *self.fits.values(), *self.hotels,
                                    *self.rate_rows(), *extra]
         rows += [f for fs in self.fares.values() for f in fs]
         rows += [f for fs in self.fees.values() for f in fs]
         rows += [r for rs in self.rooms.values() for r in rs]
-        for row in rows:
-            groups.setdefault(type(row), []).append(row)
-        conn = db.session.connection()
-        for model, items in groups.items():
-            conn.execute(insert(model.__table__), [i.model_dump() for i in items])  # type: ignore[attr-defined]
-        db.session.commit()
+        db.insert_all(rows)
+        db.commit()

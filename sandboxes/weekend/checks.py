@@ -10,11 +10,8 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam
-from sqlmodel import col, select
-
 from sandboxes.kit.clock import zone
-from sandboxes.kit.lookup import get_or_not_found, next_id, page_of, read_rows
+from sandboxes.kit.lookup import get_or_not_found, next_id, page_of
 from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.weekend import listing, reading
 from sandboxes.weekend.models import Booking, Fare, Hotel, HotelFee, Rate, Room, Trip
@@ -29,7 +26,7 @@ PAGE = 20
 
 
 def get_trip(ctx: ToolContext) -> Trip:
-    trip = ctx.session.get(Trip, 1)
+    trip = ctx.db.get(Trip, 1)
     assert trip is not None
     return trip
 
@@ -85,19 +82,15 @@ def parse_stay(ctx: ToolContext, check_in: str, check_out: str) -> tuple[date, d
 
 
 def find_fare(ctx: ToolContext, fare_id: str) -> Fare:
-    return get_or_not_found(ctx.session, Fare, fare_id, "fare", "fare IDs come from search_flights", clip=60)
-
-
-_FEES = select(HotelFee).where(HotelFee.hotel_id == bindparam("key")).order_by(col(HotelFee.seq))
-_ROOMS = select(Room).where(Room.hotel_id == bindparam("key")).order_by(col(Room.sleeps), col(Room.code))
-"""Read-only queries built once (see `read_rows`); ``key`` is the hotel ID."""
+    return get_or_not_found(ctx.db, Fare, fare_id, "fare", "fare IDs come from search_flights", clip=60)
 
 
 def hotel_rows(ctx: ToolContext, hotel_id: str) -> tuple[Hotel, list[HotelFee], list[Room]]:
-    hotel = get_or_not_found(ctx.session, Hotel, hotel_id, "hotel", "hotel IDs come from search_hotels")
-    fees = read_rows(ctx.session, _FEES, key=hotel_id)
-    rooms = read_rows(ctx.session, _ROOMS, key=hotel_id)
-    return hotel, fees, rooms  # read-only rows: a booking gets its Room with session.get
+    """A hotel, its fees in order and its rooms smallest first, as `hotel_terms` lists them."""
+    hotel = get_or_not_found(ctx.db, Hotel, hotel_id, "hotel", "hotel IDs come from search_hotels")
+    fees = ctx.db.rows(HotelFee, hotel_id=hotel_id, order_by="seq")
+    rooms = ctx.db.rows(Room, hotel_id=hotel_id, order_by=("sleeps", "code"))
+    return hotel, fees, rooms
 
 
 def terms_of(ctx: ToolContext, hotel_id: str) -> dict[str, Any]:
@@ -110,15 +103,15 @@ def rate_micro(ctx: ToolContext, base: str, quote: str) -> int:
     for code in (base, quote):
         if not re.fullmatch(r"[A-Z]{3}", code):
             raise ToolError("bad_arguments", f"currencies are ISO 4217 codes such as EUR, not {code[:10]!r}")
-    row = ctx.session.get(Rate, (base, quote))
+    row = ctx.db.get(Rate, (base, quote))
     if row is None:
-        known = sorted({r.base for r in ctx.session.exec(select(Rate)).all()})
+        known = sorted({r.base for r in ctx.db.rows(Rate)})
         raise ToolError("not_found", f"no rate for {base} to {quote}; currencies: {', '.join(known)}")
     return row.rate_micro
 
 
 def next_booking_id(ctx: ToolContext) -> str:
-    return next_id(ctx.session, Booking, "BK", 4)
+    return next_id(ctx.db, Booking, "BK", 4)
 
 
 def refund_due(ctx: ToolContext, booking: Booking) -> int:

@@ -11,11 +11,13 @@ from __future__ import annotations
 from datetime import UTC
 from typing import Any, Literal
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.claims import ReportItem
 from sandboxes.kit.report import ReportKit
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 from sandboxes.weekend import checks, listing, reading
@@ -29,6 +31,23 @@ __all__ = [
 
 REPORT = ReportKit(WeekendBase.metadata, outcomes=("booked", "cancelled"), refs=Booking, ref_name="booking ID")
 """The report: one item per booking."""
+
+_SEARCHED = (Flight.origin == bindparam("origin"), Flight.destination == bindparam("destination"),
+             Flight.local_date == bindparam("day"), Flight.departs_utc >= bindparam("after"))
+_LISTED = (col(Flight.departs_utc), col(Flight.flight_id))
+_FLIGHTS = Query(select(Flight).where(*_SEARCHED).order_by(*_LISTED))
+_PAGE_FARES = Query(select(Fare).where(col(Fare.flight_id).in_(
+    select(Flight.flight_id).where(*_SEARCHED).order_by(*_LISTED).limit(bindparam("size")).offset(bindparam("skip"))
+)).order_by(col(Fare.fare_id)))
+"""A search's flights in listing order, and the fares of one page of them by fare ID (reading the
+whole day's fares cost twice the page's)."""
+
+_HOTEL_IDS = Query(select(Hotel.hotel_id).order_by(col(Hotel.hotel_id)))
+_HOTELS_BETWEEN = Query(select(Hotel).where(col(Hotel.hotel_id).between(bindparam("first"), bindparam("last")))
+                        .order_by(col(Hotel.hotel_id)))
+_ROOMS_BETWEEN = Query(select(Room).where(col(Room.hotel_id).between(bindparam("first"), bindparam("last"))))
+"""Hotels are listed by ID, so a page of them is a range of IDs: the IDs alone are read to count
+and page them, then the page's hotels and rooms (every hotel's row cost more than the page)."""
 
 
 @tool(mutates=False)
@@ -51,16 +70,13 @@ def search_flights(
     src, dst = checks.known_airport(origin), checks.known_airport(destination)
     day = checks.parse_day(date, "date")
     after = checks.local_time(day, depart_after, AIRPORTS[src].zone).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    flights = ctx.session.exec(
-        select(Flight).where(Flight.origin == src, Flight.destination == dst, Flight.local_date == day.isoformat(),
-                             Flight.departs_utc >= after).order_by(col(Flight.departs_utc), col(Flight.flight_id))
-    ).all()
-    shown, pages = checks.paged(list(flights), page)
-    airlines = {a.code: a for a in ctx.session.exec(select(Airline)).all()}
-    fares = ctx.session.exec(select(Fare).where(col(Fare.flight_id).in_([f.flight_id for f in shown]))).all()
-    by_flight: dict[str, list[Fare]] = {}
-    for fare in sorted(fares, key=lambda f: f.fare_id):
-        by_flight.setdefault(fare.flight_id, []).append(fare)
+    searched = {"origin": src, "destination": dst, "day": day.isoformat(), "after": after}
+    flights = ctx.db.run(_FLIGHTS, **searched)
+    shown, pages = checks.paged(flights, page)
+    airlines = {a.code: a for a in ctx.db.rows(Airline)}
+    by_flight: dict[str, list[Fare]] = {f.flight_id: [] for f in shown}
+    for fare in ctx.db.run(_PAGE_FARES, size=checks.PAGE, skip=(page - 1) * checks.PAGE, **searched):
+        by_flight[fare.flight_id].append(fare)
     show_bags = checks.get_trip(ctx).tier == "normal-1.0"
     return {
         "origin": src, "destination": dst, "date": day.isoformat(), "page": page, "pages": pages,
@@ -78,9 +94,9 @@ def fare_rules(ctx: ToolContext, fare_id: str) -> dict[str, Any]:
         fare_id: A fare ID from search_flights.
     """
     fare = checks.find_fare(ctx, fare_id)
-    flight = ctx.session.get(Flight, fare.flight_id)
+    flight = ctx.db.get(Flight, fare.flight_id)
     assert flight is not None
-    airline = ctx.session.get(Airline, flight.airline)
+    airline = ctx.db.get(Airline, flight.airline)
     assert airline is not None
     return listing.fare_rules_item(fare, flight, airline)
 
@@ -102,13 +118,19 @@ def search_hotels(ctx: ToolContext, city: str, check_in: str, check_out: str, pa
     start, end = checks.parse_stay(ctx, check_in, check_out)
     trip = checks.get_trip(ctx)
     loaded = code == trip.away and (start.isoformat(), end.isoformat()) == (trip.friday, trip.sunday)
-    hotels = list(ctx.session.exec(select(Hotel).order_by(col(Hotel.hotel_id))).all()) if loaded else []
-    shown, pages = checks.paged(hotels, page)
-    rooms = ctx.session.exec(select(Room).where(col(Room.hotel_id).in_([h.hotel_id for h in shown]))).all()
+    ids = ctx.db.run(_HOTEL_IDS) if loaded else []
+    page_ids, pages = checks.paged(ids, page)
+    shown: list[Hotel] = []
+    rooms: dict[str, list[Room]] = {hotel_id: [] for hotel_id in page_ids}
+    if page_ids:
+        between = {"first": page_ids[0], "last": page_ids[-1]}
+        shown = ctx.db.run(_HOTELS_BETWEEN, **between)
+        for room in ctx.db.run(_ROOMS_BETWEEN, **between):
+            rooms[room.hotel_id].append(room)
     return {
         "city": AIRPORTS[code].city, "check_in": start.isoformat(), "check_out": end.isoformat(),
-        "nights": (end - start).days, "page": page, "pages": pages, "total": len(hotels),
-        "hotels": [listing.hotel_summary(h, [r for r in rooms if r.hotel_id == h.hotel_id]) for h in shown],
+        "nights": (end - start).days, "page": page, "pages": pages, "total": len(ids),
+        "hotels": [listing.hotel_summary(h, rooms[h.hotel_id]) for h in shown],
     }
 
 
@@ -148,7 +170,7 @@ def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int
     fare = checks.find_fare(ctx, fare_id)
     if not passengers or len(set(passengers)) != len(passengers):
         raise ToolError("bad_arguments", "passengers must list each traveller ID once, at least one")
-    people = [ctx.session.get(Traveller, p) for p in passengers]
+    people = [ctx.db.get(Traveller, p) for p in passengers]
     unknown = [p for p, t in zip(passengers, people, strict=True) if t is None]
     if unknown:
         raise ToolError("not_found", f"no traveller {unknown[0][:20]!r}; traveller IDs are in the brief")
@@ -159,11 +181,11 @@ def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int
                                          f"passenger, so at most {fare.bags * len(passengers)} here; pick a fare "
                                          "that includes the bags")
     price = sum(fare.adult_minor if t is not None and t.kind == "adult" else fare.child_minor for t in people)
-    booking = Booking(booking_id=checks.next_booking_id(ctx), kind="flight", status="booked", ref=fare.fare_id,
-                      flight_id=fare.flight_id, passengers=",".join(passengers), bags=bags,
-                      local_currency=fare.currency, local_minor=price, rate_micro=10**6, charged_minor=price,
-                      booked_at=ctx.clock.now().astimezone(UTC).isoformat())
-    ctx.session.add(booking)
+    booking = ctx.db.insert(
+        Booking, booking_id=checks.next_booking_id(ctx), kind="flight", status="booked", ref=fare.fare_id,
+        flight_id=fare.flight_id, passengers=",".join(passengers), bags=bags, local_currency=fare.currency,
+        local_minor=price, rate_micro=10**6, charged_minor=price, booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
+    )
     return {"booking_id": booking.booking_id, "status": "booked", "fare_id": fare.fare_id,
             "flight_id": fare.flight_id, "passengers": passengers, "bags": bags, "charged_minor": price,
             "currency": fare.currency, "cancellation": "free within 24 hours of booking"}
@@ -187,7 +209,7 @@ def book_hotel(
     start, end = checks.parse_stay(ctx, check_in, check_out)
     if (start.isoformat(), end.isoformat()) != (terms["check_in"], terms["check_out"]):
         raise ToolError("conflict", f"this hotel has rates for {terms['check_in']} to {terms['check_out']} only")
-    room = ctx.session.get(Room, (hotel_id, room_type))
+    room = ctx.db.get(Room, (hotel_id, room_type))
     if room is None:
         raise ToolError("not_found", f"no room type {room_type[:10]!r} at {hotel_id}; see hotel_terms")
     if rooms < 1 or guests < 1:
@@ -202,12 +224,13 @@ def book_hotel(
     trip = checks.get_trip(ctx)
     micro = checks.rate_micro(ctx, view.currency, trip.currency)
     charged = reading.convert(local, view.currency, trip.currency, micro)
-    room.available -= rooms
-    booking = Booking(booking_id=checks.next_booking_id(ctx), kind="hotel", status="booked", ref=hotel_id,
-                      room=room_type, rooms=rooms, guests=guests, check_in=terms["check_in"],
-                      check_out=terms["check_out"], local_currency=view.currency, local_minor=local,
-                      rate_micro=micro, charged_minor=charged, booked_at=ctx.clock.now().astimezone(UTC).isoformat())
-    ctx.session.add_all([room, booking])
+    ctx.db.update(Room, (hotel_id, room_type), available=room.available - rooms)
+    booking = ctx.db.insert(
+        Booking, booking_id=checks.next_booking_id(ctx), kind="hotel", status="booked", ref=hotel_id,
+        room=room_type, rooms=rooms, guests=guests, check_in=terms["check_in"], check_out=terms["check_out"],
+        local_currency=view.currency, local_minor=local, rate_micro=micro, charged_minor=charged,
+        booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
+    )
     return {"booking_id": booking.booking_id, "status": "booked", "hotel_id": hotel_id, "room_type": room_type,
             "rooms": rooms, "guests": guests, "total_local_minor": local, "local_currency": view.currency,
             "rate_micro": micro, "charged_minor": charged, "currency": trip.currency,
@@ -221,20 +244,18 @@ def cancel_booking(ctx: ToolContext, booking_id: str) -> dict[str, Any]:
     Args:
         booking_id: A booking ID from book_flight or book_hotel.
     """
-    booking = ctx.session.get(Booking, booking_id)
+    booking = ctx.db.get(Booking, booking_id)
     if booking is None:
         raise ToolError("not_found", f"no booking {booking_id[:20]!r}")
     if booking.status == "cancelled":
         raise ToolError("conflict", f"{booking_id} is already cancelled")
-    booking.refund_minor = checks.refund_due(ctx, booking)
-    booking.status = "cancelled"
+    refund = checks.refund_due(ctx, booking)
+    ctx.db.update(Booking, booking_id, refund_minor=refund, status="cancelled")
     if booking.kind == "hotel":
-        room = ctx.session.get(Room, (booking.ref, booking.room))
+        room = ctx.db.get(Room, (booking.ref, booking.room))
         assert room is not None
-        room.available += booking.rooms
-        ctx.session.add(room)
-    ctx.session.add(booking)
-    return {"booking_id": booking_id, "status": "cancelled", "refund_minor": booking.refund_minor,
+        ctx.db.update(Room, (booking.ref, booking.room), available=room.available + booking.rooms)
+    return {"booking_id": booking_id, "status": "cancelled", "refund_minor": refund,
             "currency": checks.get_trip(ctx).currency}
 
 

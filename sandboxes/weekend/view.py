@@ -8,8 +8,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from sqlmodel import col, select
-
 from sandboxes.kit.tools import CallRecord
 from sandboxes.kit.view import View
 from sandboxes.weekend import listing, reading
@@ -44,23 +42,23 @@ class WeekendView(View):
                    for c in self.calls)
 
     def fare(self, fare_id: str) -> Fare | None:
-        return self.session.get(Fare, fare_id)
+        return self.db.get(Fare, fare_id)
 
     def room(self, hotel_id: str, code: str | None) -> Room | None:
-        return self.session.get(Room, (hotel_id, code))
+        return self.db.get(Room, (hotel_id, code))
 
     def flight_fit(self, flight_id: str) -> str | None:
         """``in``, ``out`` or ``dst_only`` (fits only if the clock change is ignored), fixed at build time."""
-        truth = self.session.get(FlightTruth, flight_id)
+        truth = self.db.get(FlightTruth, flight_id)
         return None if truth is None else truth.fit
 
     def free_to_cancel(self, hotel_id: str) -> bool:
         """The hotel's terms, as `hotel_terms` shows them, allow free cancellation 48 hours before check-in."""
-        session = self.session
-        trip, hotel = session.get(Trip, 1), session.get(Hotel, hotel_id)
+        db = self.db
+        trip, hotel = db.get(Trip, 1), db.get(Hotel, hotel_id)
         assert trip is not None and hotel is not None
-        fees = session.exec(select(HotelFee).where(HotelFee.hotel_id == hotel_id).order_by(col(HotelFee.seq))).all()
-        rooms = session.exec(select(Room).where(Room.hotel_id == hotel_id)).all()
+        fees = db.rows(HotelFee, hotel_id=hotel_id, order_by="seq")
+        rooms = db.rows(Room, hotel_id=hotel_id)
         terms = listing.terms_item(hotel, fees, rooms, zone=trip.away_zone, check_in=trip.friday,
                                    check_out=trip.sunday)
         return reading.free_to_cancel(reading.hotel_from_terms(terms))
