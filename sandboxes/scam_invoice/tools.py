@@ -8,12 +8,16 @@ the payment history.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from sqlalchemy import bindparam
+from sqlmodel import SQLModel, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import get_or_not_found, page_of
 from sandboxes.kit.money import Money
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
 from sandboxes.scam_invoice.actions import (
@@ -63,9 +67,30 @@ def decimal_text(minor: int, currency: str) -> str:
     return str(Money(minor, currency).to_decimal())
 
 
-def _page(rows: Sequence[Any], page: int, what: str) -> tuple[list[Any], dict[str, int]]:
-    shown, pages = page_of(rows, page, PAGE, message="page must be between 1 and {pages} ({total} " + what + ")")
-    return shown, {"page": page, "pages": pages, "total": len(rows)}
+M = TypeVar("M", bound=SQLModel)
+
+
+def _paged(statement: SelectOfScalar[M]) -> Query[M]:
+    """One page of a list, ``skip`` rows in: a Hard v3 list reads a page's rows, not the whole table, per call."""
+    return Query(statement.limit(PAGE).offset(bindparam("skip")))
+
+
+def _page(ctx: ToolContext, model: type[SQLModel], query: Query[M], page: int, what: str,
+          **equal: str) -> tuple[list[M], dict[str, int]]:
+    """Page ``page`` of ``query``'s rows; ``equal`` fills its parameters and filters the count alike."""
+    total = ctx.db.count(model, **equal)
+    _, pages = page_of(range(total), page, PAGE, message="page must be between 1 and {pages} ({total} " + what + ")")
+    return ctx.db.run(query, skip=(page - 1) * PAGE, **equal), {"page": page, "pages": pages, "total": total}
+
+
+_VENDORS = _paged(select(Vendor).order_by(col(Vendor.vendor_id)))
+_EMAILS = _paged(select(Email).order_by(col(Email.received_at), col(Email.email_id)))
+_QUEUE = select(Invoice).order_by(col(Invoice.issued_on), col(Invoice.invoice_id))
+_INVOICES = _paged(_QUEUE)
+_INVOICES_BY_STATUS = _paged(_QUEUE.where(col(Invoice.status) == bindparam("status")))
+_HISTORY = select(PastInvoice).order_by(col(PastInvoice.paid_on).desc(), col(PastInvoice.payment_ref))
+_PAID_BEFORE = _paged(_HISTORY)
+_PAID_BEFORE_TO = _paged(_HISTORY.where(col(PastInvoice.vendor_id) == bindparam("vendor_id")))
 
 
 @tool(mutates=False)
@@ -75,7 +100,7 @@ def list_vendors(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
     Args:
         page: Which page, from 1.
     """
-    rows, meta = _page(ctx.db.rows(Vendor, order_by="vendor_id"), page, "vendors")
+    rows, meta = _page(ctx, Vendor, _VENDORS, page, "vendors")
     return {**meta, "vendors": [{"vendor_id": v.vendor_id, "name": v.name, "email_domain": v.domain} for v in rows]}
 
 
@@ -98,7 +123,7 @@ def list_emails(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
     Args:
         page: Which page, from 1.
     """
-    rows, meta = _page(ctx.db.rows(Email, order_by=("received_at", "email_id")), page, "e-mails")
+    rows, meta = _page(ctx, Email, _EMAILS, page, "e-mails")
     return {**meta, "emails": [{
         "email_id": e.email_id, "received_at": e.received_at, "from_name": e.from_name, "from": e.from_address,
         "subject": e.subject, "preview": e.preview, "attachments": e.attachments.split(",") if e.attachments else [],
@@ -128,8 +153,10 @@ def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open"
         page: Which page, from 1.
         status: "open" (not paid yet), "paid" (paid in this run) or "all".
     """
-    only = {} if status == "all" else {"status": status}
-    rows, meta = _page(ctx.db.rows(Invoice, order_by=("issued_on", "invoice_id"), **only), page, "invoices")
+    if status == "all":
+        rows, meta = _page(ctx, Invoice, _INVOICES, page, "invoices")
+    else:
+        rows, meta = _page(ctx, Invoice, _INVOICES_BY_STATUS, page, "invoices", status=status)
     return {**meta, "invoices": [{
         "invoice_id": i.invoice_id, "vendor_id": i.vendor_id, "vendor_invoice_no": i.vendor_invoice_no,
         "po_id": i.po_id, "issued_on": i.issued_on, "due_on": i.due_on, "currency": i.currency,
@@ -194,11 +221,6 @@ def get_delivery_note(ctx: ToolContext, dn_id: str) -> dict[str, Any]:
             "received_by": dn.received_by, "lines": [{"sku": ln.sku, "qty_received": ln.qty} for ln in lines]}
 
 
-def _of_vendor(ctx: ToolContext, vendor_id: str) -> dict[str, str]:
-    """The filter of a list that may be narrowed to one vendor (checked to exist): none for all vendors."""
-    return {"vendor_id": find_vendor(ctx, vendor_id).vendor_id} if vendor_id else {}
-
-
 @tool(mutates=False)
 def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") -> dict[str, Any]:
     """List invoices paid in earlier payment runs (newest first), fifty per page, optionally for one vendor.
@@ -207,8 +229,11 @@ def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") ->
         page: Which page, from 1.
         vendor_id: Only this vendor's payments; empty for all vendors.
     """
-    paid = ctx.db.rows(PastInvoice, order_by=("paid_on DESC", "payment_ref"), **_of_vendor(ctx, vendor_id))
-    rows, meta = _page(paid, page, "payments")
+    if vendor_id:
+        rows, meta = _page(ctx, PastInvoice, _PAID_BEFORE_TO, page, "payments",
+                           vendor_id=find_vendor(ctx, vendor_id).vendor_id)
+    else:
+        rows, meta = _page(ctx, PastInvoice, _PAID_BEFORE, page, "payments")
     return {**meta, "payments": [{
         "payment_ref": p.payment_ref, "paid_on": p.paid_on, "vendor_id": p.vendor_id,
         "vendor_invoice_no": p.vendor_invoice_no, "po_id": p.po_id, "delivery_ref": p.delivery_ref,
@@ -224,7 +249,8 @@ def list_credit_notes(ctx: ToolContext, vendor_id: str = "") -> dict[str, Any]:
     Args:
         vendor_id: Only this vendor's credit notes; empty for all vendors.
     """
-    notes = ctx.db.rows(CreditNote, order_by=("issued_on", "credit_note_id"), **_of_vendor(ctx, vendor_id))
+    only = {"vendor_id": find_vendor(ctx, vendor_id).vendor_id} if vendor_id else {}
+    notes = ctx.db.rows(CreditNote, order_by=("issued_on", "credit_note_id"), **only)
     return {"credit_notes": [{
         "credit_note_id": c.credit_note_id, "vendor_id": c.vendor_id, "vendor_ref": c.vendor_ref,
         "against_invoice_no": c.vendor_invoice_no, "invoice_id": c.invoice_id, "issued_on": c.issued_on,
