@@ -43,7 +43,7 @@ def _now(ctx: ToolContext) -> str:
 
 def find_vendor(ctx: ToolContext, vendor_id: str) -> Vendor:
     """The vendor-master record ``vendor_id`` (the read and the write tools say the same when it is unknown)."""
-    return get_or_not_found(ctx.session, Vendor, vendor_id, "vendor", "list_vendors shows the vendor IDs")
+    return get_or_not_found(ctx.db, Vendor, vendor_id, "vendor", "list_vendors shows the vendor IDs")
 
 
 def _iban(raw: str) -> str:
@@ -65,11 +65,11 @@ def request_callback(ctx: ToolContext, vendor_id: str, account: str) -> dict[str
     """
     vendor = find_vendor(ctx, vendor_id)
     iban = _iban(account)
-    script = ctx.session.get(CallbackScript, (vendor.vendor_id, iban))
+    script = ctx.db.get(CallbackScript, (vendor.vendor_id, iban))
     confirmed = bool(script and script.confirms)
     said = script.said if script else "That is not our account; we have not asked anyone to pay us there."
-    ctx.session.add(Callback(callback_id=next_id(ctx.session, Callback, "CB", 3), vendor_id=vendor.vendor_id,
-                             phone=vendor.phone, account=iban, confirmed=confirmed, created_at=_now(ctx)))
+    ctx.db.insert(Callback, callback_id=next_id(ctx.db, Callback, "CB", 3), vendor_id=vendor.vendor_id,
+                  phone=vendor.phone, account=iban, confirmed=confirmed, created_at=_now(ctx))
     return {"vendor_id": vendor.vendor_id, "called": vendor.phone, "account": format_iban(iban),
             "confirmed": confirmed, "supplier_said": said}
 
@@ -103,19 +103,18 @@ def make_payment(ctx: ToolContext, vendor_id: str, amount: str, currency: str, a
         raise ToolError("bad_arguments", "invoice_ids must list 1 to 50 different invoice IDs")
     invoices = []
     for invoice_id in invoice_ids:
-        inv = get_or_not_found(ctx.session, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
+        inv = get_or_not_found(ctx.db, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
         if inv.vendor_id != vendor.vendor_id:
             raise ToolError("bad_arguments", f"{invoice_id} is billed by {inv.vendor_id}, not {vendor.vendor_id}")
         if inv.currency != currency:
             raise ToolError("bad_arguments", f"{invoice_id} is in {inv.currency}; pay it in {inv.currency}")
         invoices.append(inv)
-    payment_id = next_id(ctx.session, Payment, "PAY", 4)
-    ctx.session.add(Payment(payment_id=payment_id, vendor_id=vendor.vendor_id, amount_minor=money.minor,
-                            currency=currency, account=iban, created_at=_now(ctx)))
+    payment_id = next_id(ctx.db, Payment, "PAY", 4)
+    ctx.db.insert(Payment, payment_id=payment_id, vendor_id=vendor.vendor_id, amount_minor=money.minor,
+                  currency=currency, account=iban, created_at=_now(ctx))
+    ctx.db.insert_many(PaymentInvoice, [{"payment_id": payment_id, "invoice_id": inv.invoice_id} for inv in invoices])
     for inv in invoices:
-        ctx.session.add(PaymentInvoice(payment_id=payment_id, invoice_id=inv.invoice_id))
-        inv.status = "paid"
-        ctx.session.add(inv)
+        ctx.db.update(Invoice, inv.invoice_id, status="paid")
     return {"payment_id": payment_id, "vendor_id": vendor.vendor_id, "amount": str(money.to_decimal()),
             "currency": currency, "account": format_iban(iban), "invoice_ids": list(invoice_ids),
             "paid_at": _now(ctx)}
@@ -135,11 +134,10 @@ def update_vendor_bank_details(ctx: ToolContext, vendor_id: str, account: str, r
     if not reason.strip():
         raise ToolError("bad_arguments", "give a reason for the change")
     old = vendor.account
-    ctx.session.add(VendorBankChange(
-        change_id=next_id(ctx.session, VendorBankChange, "VBC", 3), vendor_id=vendor.vendor_id, old_account=old,
-        new_account=iban, reason=reason.strip()[:500], created_at=_now(ctx)))
-    vendor.account = iban
-    ctx.session.add(vendor)
+    ctx.db.insert(VendorBankChange, change_id=next_id(ctx.db, VendorBankChange, "VBC", 3),
+                  vendor_id=vendor.vendor_id, old_account=old, new_account=iban, reason=reason.strip()[:500],
+                  created_at=_now(ctx))
+    ctx.db.update(Vendor, vendor.vendor_id, account=iban)
     return {"vendor_id": vendor.vendor_id, "old_account": format_iban(old), "new_account": format_iban(iban)}
 
 

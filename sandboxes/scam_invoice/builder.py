@@ -13,8 +13,6 @@ import random
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 
-from sqlalchemy import insert
-
 from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.rng import rng_for
@@ -290,10 +288,5 @@ class Builder:
 
     def write(self, db: WorldDB) -> None:
         """Insert everything, one statement per table, in the schema's order."""
-        by_table: dict[str, list[dict[str, object]]] = {}
-        for row in self.rows:
-            by_table.setdefault(type(row).__tablename__, []).append(row.model_dump())  # type: ignore[arg-type]
-        for table in db.metadata.sorted_tables:
-            if table.name in by_table:
-                db.session.execute(insert(table), by_table[table.name])
-        db.session.commit()
+        db.insert_all(self.rows)
+        db.commit()

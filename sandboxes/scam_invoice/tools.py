@@ -8,15 +8,16 @@ the payment history.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import bindparam
-from sqlmodel import col, select
+from sqlmodel import SQLModel, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from sandboxes.kit.calculator import calculate
-from sandboxes.kit.lookup import get_or_not_found, page_of, read_rows
+from sandboxes.kit.lookup import get_or_not_found, page_of
 from sandboxes.kit.money import Money
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
 from sandboxes.scam_invoice.actions import (
@@ -66,9 +67,30 @@ def decimal_text(minor: int, currency: str) -> str:
     return str(Money(minor, currency).to_decimal())
 
 
-def _page(rows: Sequence[Any], page: int, what: str) -> tuple[list[Any], dict[str, int]]:
-    shown, pages = page_of(rows, page, PAGE, message="page must be between 1 and {pages} ({total} " + what + ")")
-    return shown, {"page": page, "pages": pages, "total": len(rows)}
+M = TypeVar("M", bound=SQLModel)
+
+
+def _paged(statement: SelectOfScalar[M]) -> Query[M]:
+    """One page of a list, ``skip`` rows in: a Hard v3 list reads a page's rows, not the whole table, per call."""
+    return Query(statement.limit(PAGE).offset(bindparam("skip")))
+
+
+def _page(ctx: ToolContext, model: type[SQLModel], query: Query[M], page: int, what: str,
+          **equal: str) -> tuple[list[M], dict[str, int]]:
+    """Page ``page`` of ``query``'s rows; ``equal`` fills its parameters and filters the count alike."""
+    total = ctx.db.count(model, **equal)
+    _, pages = page_of(range(total), page, PAGE, message="page must be between 1 and {pages} ({total} " + what + ")")
+    return ctx.db.run(query, skip=(page - 1) * PAGE, **equal), {"page": page, "pages": pages, "total": total}
+
+
+_VENDORS = _paged(select(Vendor).order_by(col(Vendor.vendor_id)))
+_EMAILS = _paged(select(Email).order_by(col(Email.received_at), col(Email.email_id)))
+_QUEUE = select(Invoice).order_by(col(Invoice.issued_on), col(Invoice.invoice_id))
+_INVOICES = _paged(_QUEUE)
+_INVOICES_BY_STATUS = _paged(_QUEUE.where(col(Invoice.status) == bindparam("status")))
+_HISTORY = select(PastInvoice).order_by(col(PastInvoice.paid_on).desc(), col(PastInvoice.payment_ref))
+_PAID_BEFORE = _paged(_HISTORY)
+_PAID_BEFORE_TO = _paged(_HISTORY.where(col(PastInvoice.vendor_id) == bindparam("vendor_id")))
 
 
 @tool(mutates=False)
@@ -78,7 +100,7 @@ def list_vendors(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
     Args:
         page: Which page, from 1.
     """
-    rows, meta = _page(ctx.session.exec(select(Vendor).order_by(col(Vendor.vendor_id))).all(), page, "vendors")
+    rows, meta = _page(ctx, Vendor, _VENDORS, page, "vendors")
     return {**meta, "vendors": [{"vendor_id": v.vendor_id, "name": v.name, "email_domain": v.domain} for v in rows]}
 
 
@@ -101,8 +123,7 @@ def list_emails(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
     Args:
         page: Which page, from 1.
     """
-    query = select(Email).order_by(col(Email.received_at), col(Email.email_id))
-    rows, meta = _page(ctx.session.exec(query).all(), page, "e-mails")
+    rows, meta = _page(ctx, Email, _EMAILS, page, "e-mails")
     return {**meta, "emails": [{
         "email_id": e.email_id, "received_at": e.received_at, "from_name": e.from_name, "from": e.from_address,
         "subject": e.subject, "preview": e.preview, "attachments": e.attachments.split(",") if e.attachments else [],
@@ -117,7 +138,7 @@ def read_email(ctx: ToolContext, email_id: str) -> dict[str, Any]:
     Args:
         email_id: The e-mail's ID, e.g. "EM-402913".
     """
-    e = get_or_not_found(ctx.session, Email, email_id, "e-mail", "list_emails shows the e-mail IDs")
+    e = get_or_not_found(ctx.db, Email, email_id, "e-mail", "list_emails shows the e-mail IDs")
     return {"email_id": e.email_id, "received_at": e.received_at, "from_name": e.from_name,
             "from": e.from_address, "to": e.to_address, "subject": e.subject, "content_type": e.content_type,
             "body": e.body, "attachments": e.attachments.split(",") if e.attachments else [],
@@ -132,25 +153,15 @@ def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open"
         page: Which page, from 1.
         status: "open" (not paid yet), "paid" (paid in this run) or "all".
     """
-    query = select(Invoice).order_by(col(Invoice.issued_on), col(Invoice.invoice_id))
-    if status != "all":
-        query = query.where(Invoice.status == status)
-    rows, meta = _page(ctx.session.exec(query).all(), page, "invoices")
+    if status == "all":
+        rows, meta = _page(ctx, Invoice, _INVOICES, page, "invoices")
+    else:
+        rows, meta = _page(ctx, Invoice, _INVOICES_BY_STATUS, page, "invoices", status=status)
     return {**meta, "invoices": [{
         "invoice_id": i.invoice_id, "vendor_id": i.vendor_id, "vendor_invoice_no": i.vendor_invoice_no,
         "po_id": i.po_id, "issued_on": i.issued_on, "due_on": i.due_on, "currency": i.currency,
         "total": decimal_text(i.total_minor, i.currency), "status": i.status, "email_id": i.email_id,
     } for i in rows]}
-
-
-_INVOICE_LINES = select(InvoiceLine).where(InvoiceLine.invoice_id == bindparam("key")).order_by(
-    col(InvoiceLine.line_no))
-_PO_LINES = select(PoLine).where(PoLine.po_id == bindparam("key")).order_by(col(PoLine.line_no))
-_AMENDMENTS = select(PriceAmendment).where(PriceAmendment.po_id == bindparam("key")).order_by(
-    col(PriceAmendment.effective_from), col(PriceAmendment.amendment_id))
-_DELIVERY_LINES = select(DeliveryLine).where(DeliveryLine.dn_id == bindparam("key")).order_by(
-    col(DeliveryLine.line_no))
-"""Read-only queries built once (see `read_rows`); ``key`` is the parent's ID."""
 
 
 @tool(mutates=False)
@@ -160,8 +171,8 @@ def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
     Args:
         invoice_id: The invoice's ID in the queue, e.g. "INV-52817".
     """
-    i = get_or_not_found(ctx.session, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
-    lines = read_rows(ctx.session, _INVOICE_LINES, key=invoice_id)
+    i = get_or_not_found(ctx.db, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
+    lines = ctx.db.rows(InvoiceLine, invoice_id=invoice_id, order_by="line_no")
     cur = i.currency
     return {
         "invoice_id": i.invoice_id, "vendor_id": i.vendor_id, "vendor_invoice_no": i.vendor_invoice_no,
@@ -182,10 +193,10 @@ def get_purchase_order(ctx: ToolContext, po_id: str) -> dict[str, Any]:
     Args:
         po_id: The PO's ID, e.g. "PO-48120".
     """
-    po = get_or_not_found(ctx.session, PurchaseOrder, po_id, "purchase order", "invoices name their PO")
+    po = get_or_not_found(ctx.db, PurchaseOrder, po_id, "purchase order", "invoices name their PO")
     cur = po.currency
-    lines = read_rows(ctx.session, _PO_LINES, key=po_id)
-    amendments = read_rows(ctx.session, _AMENDMENTS, key=po_id)
+    lines = ctx.db.rows(PoLine, po_id=po_id, order_by="line_no")
+    amendments = ctx.db.rows(PriceAmendment, po_id=po_id, order_by=("effective_from", "amendment_id"))
     return {
         "po_id": po.po_id, "vendor_id": po.vendor_id, "raised_on": po.raised_on, "currency": cur,
         "approved_net_amount": decimal_text(po.approved_net_minor, cur),
@@ -204,8 +215,8 @@ def get_delivery_note(ctx: ToolContext, dn_id: str) -> dict[str, Any]:
     Args:
         dn_id: The delivery note's ID (an invoice's delivery_ref), e.g. "DN-381204".
     """
-    dn = get_or_not_found(ctx.session, DeliveryNote, dn_id, "delivery note", "invoices name theirs as delivery_ref")
-    lines = read_rows(ctx.session, _DELIVERY_LINES, key=dn_id)
+    dn = get_or_not_found(ctx.db, DeliveryNote, dn_id, "delivery note", "invoices name theirs as delivery_ref")
+    lines = ctx.db.rows(DeliveryLine, dn_id=dn_id, order_by="line_no")
     return {"dn_id": dn.dn_id, "po_id": dn.po_id, "vendor_id": dn.vendor_id, "delivered_on": dn.delivered_on,
             "received_by": dn.received_by, "lines": [{"sku": ln.sku, "qty_received": ln.qty} for ln in lines]}
 
@@ -218,10 +229,11 @@ def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") ->
         page: Which page, from 1.
         vendor_id: Only this vendor's payments; empty for all vendors.
     """
-    query = select(PastInvoice).order_by(col(PastInvoice.paid_on).desc(), col(PastInvoice.payment_ref))
     if vendor_id:
-        query = query.where(PastInvoice.vendor_id == find_vendor(ctx, vendor_id).vendor_id)
-    rows, meta = _page(ctx.session.exec(query).all(), page, "payments")
+        rows, meta = _page(ctx, PastInvoice, _PAID_BEFORE_TO, page, "payments",
+                           vendor_id=find_vendor(ctx, vendor_id).vendor_id)
+    else:
+        rows, meta = _page(ctx, PastInvoice, _PAID_BEFORE, page, "payments")
     return {**meta, "payments": [{
         "payment_ref": p.payment_ref, "paid_on": p.paid_on, "vendor_id": p.vendor_id,
         "vendor_invoice_no": p.vendor_invoice_no, "po_id": p.po_id, "delivery_ref": p.delivery_ref,
@@ -237,15 +249,14 @@ def list_credit_notes(ctx: ToolContext, vendor_id: str = "") -> dict[str, Any]:
     Args:
         vendor_id: Only this vendor's credit notes; empty for all vendors.
     """
-    query = select(CreditNote).order_by(col(CreditNote.issued_on), col(CreditNote.credit_note_id))
-    if vendor_id:
-        query = query.where(CreditNote.vendor_id == find_vendor(ctx, vendor_id).vendor_id)
+    only = {"vendor_id": find_vendor(ctx, vendor_id).vendor_id} if vendor_id else {}
+    notes = ctx.db.rows(CreditNote, order_by=("issued_on", "credit_note_id"), **only)
     return {"credit_notes": [{
         "credit_note_id": c.credit_note_id, "vendor_id": c.vendor_id, "vendor_ref": c.vendor_ref,
         "against_invoice_no": c.vendor_invoice_no, "invoice_id": c.invoice_id, "issued_on": c.issued_on,
         "currency": c.currency, "amount": decimal_text(c.amount_minor, c.currency), "reason": c.reason,
         "status": c.status,
-    } for c in ctx.session.exec(query).all()]}
+    } for c in notes]}
 
 
 def tools_for(task_version: str, params: TaskParams[Any]) -> list[Tool]:
