@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import col, select
-
 from sandboxes.flaky_supplier import actions
 from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, shop, substitutes_of
 from sandboxes.flaky_supplier.models import Item, ListLine, Substitute, SupplierOrder
@@ -34,7 +32,7 @@ def get_order_list(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(ListLine).order_by(col(ListLine.line_id))).all()
+    rows = ctx.db.rows(ListLine, order_by="line_id")
     shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "total_lines": len(rows), "lines": [
         {"line_id": ln.line_id, "sku": ln.sku, "qty": ln.qty, "note": ln.note} for ln in shown]}
@@ -47,9 +45,9 @@ def list_catalogue(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(Item).order_by(col(Item.sku))).all()
+    rows = ctx.db.rows(Item, order_by="sku")
     shown, pages = page_of(rows, page, PAGE)
-    return {"page": page, "pages": pages, "currency": shop(ctx.session).currency, "items": [
+    return {"page": page, "pages": pages, "currency": shop(ctx.db).currency, "items": [
         {"sku": i.sku, "name": i.name, "category": i.category, "unit_price_minor": i.unit_price_minor}
         for i in shown]}
 
@@ -61,7 +59,7 @@ def get_catalogue_item(ctx: ToolContext, sku: str) -> Json:
     Args:
         sku: The item's SKU.
     """
-    item = find_item(ctx.session, sku)
+    item = find_item(ctx.db, sku)
     out: Json = {"sku": item.sku, "name": item.name, "category": item.category,
                  "unit_price_minor": item.unit_price_minor, "status": item.status}
     if item.replaced_by:
@@ -78,7 +76,7 @@ def get_stock_levels(ctx: ToolContext, skus: list[str]) -> Json:
     """
     if not 1 <= len(skus) <= 50:
         raise ToolError("bad_arguments", "give 1 to 50 SKUs")
-    return {"stock": [{"sku": s, "available": find_item(ctx.session, s).stock} for s in dict.fromkeys(skus)]}
+    return {"stock": [{"sku": s, "available": find_item(ctx.db, s).stock} for s in dict.fromkeys(skus)]}
 
 
 @tool(mutates=False)
@@ -88,11 +86,11 @@ def list_substitutes(ctx: ToolContext, sku: str) -> Json:
     Args:
         sku: The list item's SKU.
     """
-    find_item(ctx.session, sku)
-    rows = ctx.session.exec(select(Substitute).where(Substitute.for_sku == sku)).all()
+    find_item(ctx.db, sku)
+    rows = ctx.db.rows(Substitute, for_sku=sku)
     notes = {r.sub_sku: r.note for r in rows}
     return {"sku": sku, "approved_substitutes": [
-        {"sku": s, "name": find_item(ctx.session, s).name, "note": notes[s]} for s in substitutes_of(ctx.session, sku)
+        {"sku": s, "name": find_item(ctx.db, s).name, "note": notes[s]} for s in substitutes_of(ctx.db, sku)
     ]}
 
 
@@ -104,10 +102,9 @@ def list_orders(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(SupplierOrder).order_by(
-        col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())).all()
+    rows = ctx.db.rows(SupplierOrder, order_by=("placed_at DESC", "order_id DESC"))
     shown, pages = page_of(rows, page, PAGE)
-    return {"page": page, "pages": pages, "orders": [order_json(ctx.session, o) for o in shown]}
+    return {"page": page, "pages": pages, "orders": [order_json(ctx.db, o) for o in shown]}
 
 
 @tool(mutates=False)
@@ -117,7 +114,7 @@ def get_order_status(ctx: ToolContext, order_id: str) -> Json:
     Args:
         order_id: The order's ID, e.g. "SO-51234".
     """
-    return order_json(ctx.session, find_order(ctx.session, order_id))
+    return order_json(ctx.db, find_order(ctx.db, order_id))
 
 
 _READS = [get_order_list, list_catalogue, get_catalogue_item, get_stock_levels, list_substitutes, list_orders,
