@@ -14,8 +14,6 @@ import random
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from sqlalchemy import insert
-
 from sandboxes.flaky_supplier import brief, names, plants
 from sandboxes.flaky_supplier.models import (
     FailurePlan,
@@ -95,11 +93,8 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     rows: list[SupplierBase] = [settings, *items.values(), *lines, *draft.substitutes, *failures]
     rows += [LineTruth(line_id=ln.line_id, coverable=ln not in draft.uncovered) for ln in lines]
     rows += _history(rng("history"), size.history, settings, today, list(items), [ln.sku for ln in lines])
-    for table in SupplierBase.metadata.sorted_tables:
-        batch = [r.model_dump() for r in rows if getattr(r, "__tablename__", None) == table.name]
-        if batch:
-            db.session.execute(insert(table), batch)
-    db.session.commit()
+    db.insert_all(rows)
+    db.commit()
     hidden = [f for f in failures if f.mode != "error_before"]
     return Setup(
         brief=brief.text(key, shop=settings.shop_name, supplier=settings.supplier_name, today=today,
