@@ -7,6 +7,8 @@ cost several times the few-row queries a tool runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import bindparam
 from sqlmodel import col, select
 
@@ -25,7 +27,7 @@ from sandboxes.kit.tools import JsonValue
 
 __all__ = [
     "LINE_OUTCOMES", "PAGE", "all_substitutes", "allowed_skus", "find_item", "find_order", "line_outcome", "live_lines",
-    "order_json", "shop", "substitutes_of",
+    "order_json", "order_with_lines", "shop", "substitutes_of",
 ]
 
 PAGE = 20
@@ -48,7 +50,11 @@ def find_order(db: WorldDB, order_id: str) -> SupplierOrder:
 
 
 def order_json(db: WorldDB, order: SupplierOrder) -> dict[str, JsonValue]:
-    lines = db.rows(OrderLine, order_id=order.order_id, order_by="sku")
+    return order_with_lines(order, db.rows(OrderLine, order_id=order.order_id, order_by="sku"))
+
+
+def order_with_lines(order: SupplierOrder, lines: Iterable[OrderLine]) -> dict[str, JsonValue]:
+    """An order as tools show it, with its lines (by SKU)."""
     return {"order_id": order.order_id, "reference": order.reference, "placed_at": order.placed_at,
             "status": order.status, "lines": [
                 {"sku": ln.sku, "ordered": ln.ordered, "filled": ln.filled, "backordered": ln.backordered,

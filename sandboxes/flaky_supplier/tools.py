@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import bindparam
+from sqlmodel import col, select
+
 from sandboxes.flaky_supplier import actions
-from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, shop, substitutes_of
-from sandboxes.flaky_supplier.models import Item, ListLine, Substitute, SupplierOrder
+from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, order_with_lines, shop
+from sandboxes.flaky_supplier.models import Item, ListLine, OrderLine, Substitute, SupplierOrder
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 
@@ -79,6 +83,13 @@ def get_stock_levels(ctx: ToolContext, skus: list[str]) -> Json:
     return {"stock": [{"sku": s, "available": find_item(ctx.db, s).stock} for s in dict.fromkeys(skus)]}
 
 
+_SUBSTITUTES = Query(
+    select(Substitute.sub_sku, Item.name, Substitute.note).join(Item, col(Item.sku) == col(Substitute.sub_sku))
+    .where(Substitute.for_sku == bindparam("sku")).order_by(col(Substitute.sub_sku))
+)
+"""An item's approved substitutes with their catalogue names, in one statement (every one names an item)."""
+
+
 @tool(mutates=False)
 def list_substitutes(ctx: ToolContext, sku: str) -> Json:
     """List the substitutes the shop has approved for an item: the only alternatives that may be ordered.
@@ -87,11 +98,18 @@ def list_substitutes(ctx: ToolContext, sku: str) -> Json:
         sku: The list item's SKU.
     """
     find_item(ctx.db, sku)
-    rows = ctx.db.rows(Substitute, for_sku=sku)
-    notes = {r.sub_sku: r.note for r in rows}
     return {"sku": sku, "approved_substitutes": [
-        {"sku": s, "name": find_item(ctx.db, s).name, "note": notes[s]} for s in substitutes_of(ctx.db, sku)
+        {"sku": s, "name": name, "note": note} for s, name, note in ctx.db.run(_SUBSTITUTES, sku=sku)
     ]}
+
+
+_NEWEST_FIRST = (col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())
+_PAGE_IDS = select(SupplierOrder.order_id).order_by(*_NEWEST_FIRST).limit(bindparam("size")).offset(bindparam("skip"))
+_PAGE_ORDERS = Query(select(SupplierOrder).where(col(SupplierOrder.order_id).in_(_PAGE_IDS)).order_by(*_NEWEST_FIRST))
+"""One page of the orders, newest first (`page_of` over their count checks the page first)."""
+_PAGE_LINES = Query(select(OrderLine).where(col(OrderLine.order_id).in_(_PAGE_IDS))
+                    .order_by(col(OrderLine.order_id), col(OrderLine.sku)))
+"""The lines of that page's orders, by order and SKU."""
 
 
 @tool(mutates=False)
@@ -102,9 +120,13 @@ def list_orders(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.db.rows(SupplierOrder, order_by=("placed_at DESC", "order_id DESC"))
-    shown, pages = page_of(rows, page, PAGE)
-    return {"page": page, "pages": pages, "orders": [order_json(ctx.db, o) for o in shown]}
+    _, pages = page_of(range(ctx.db.count(SupplierOrder)), page, PAGE)
+    at = {"skip": (page - 1) * PAGE, "size": PAGE}
+    lines: dict[str, list[OrderLine]] = {}
+    for ln in ctx.db.run(_PAGE_LINES, **at):
+        lines.setdefault(ln.order_id, []).append(ln)
+    return {"page": page, "pages": pages, "orders": [
+        order_with_lines(o, lines.get(o.order_id, [])) for o in ctx.db.run(_PAGE_ORDERS, **at)]}
 
 
 @tool(mutates=False)
