@@ -92,8 +92,11 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     failures = _failures(rng("failures"), size)
     rows: list[SupplierBase] = [settings, *items.values(), *lines, *draft.substitutes, *failures]
     rows += [LineTruth(line_id=ln.line_id, coverable=ln not in draft.uncovered) for ln in lines]
-    rows += _history(rng("history"), size.history, settings, today, list(items), [ln.sku for ln in lines])
+    orders, order_lines = _history(rng("history"), size.history, settings, today, list(items),
+                                   [ln.sku for ln in lines])
     db.insert_all(rows)
+    db.insert_many(SupplierOrder, orders)
+    db.insert_many(OrderLine, order_lines)
     db.commit()
     hidden = [f for f in failures if f.mode != "error_before"]
     return Setup(
@@ -136,17 +139,18 @@ def _failures(rng: random.Random, size: Size) -> list[FailurePlan]:
 
 def _history(
     rng: random.Random, count: int, shop: Shop, today: date, skus: list[str], listed: list[str]
-) -> list[SupplierBase]:
-    """Past delivered orders, many of the same items, so today's orders must be told apart by date."""
-    rows: list[SupplierBase] = []
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Past delivered orders and their lines, many of the same items, so today's orders must be told apart
+    by date. Plain rows for `WorldDB.insert_many`: a thousand model instances cost most of a Hard build."""
+    orders: list[dict[str, object]] = []
+    lines: list[dict[str, object]] = []
     days = sorted((rng.randint(1, 150) for _ in range(count)), reverse=True)
     for i, back in enumerate(days):
         order_id = f"SO-{shop.order_base - count + i}"
         when = datetime.combine(today - timedelta(days=back), time(rng.randint(7, 17), rng.randrange(60)))
-        rows.append(SupplierOrder(order_id=order_id, reference=f"PO-{when:%m%d}-{rng.randint(1, 9)}",
-                                  placed_at=when.replace(tzinfo=zone(shop.zone)).isoformat(), status="delivered"))
+        orders.append({"order_id": order_id, "reference": f"PO-{when:%m%d}-{rng.randint(1, 9)}",
+                       "placed_at": when.replace(tzinfo=zone(shop.zone)).isoformat(), "status": "delivered"})
         for sku in sorted(set(rng.sample(listed, min(3, len(listed))) + rng.sample(skus, 1))):
             qty = rng.randint(1, 40)
-            rows.append(OrderLine(order_id=order_id, sku=sku, ordered=qty, filled=qty))
-    return rows
-
+            lines.append({"order_id": order_id, "sku": sku, "ordered": qty, "filled": qty})
+    return orders, lines
