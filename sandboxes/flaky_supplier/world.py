@@ -90,11 +90,12 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     for i, line in enumerate(lines, start=1):
         line.line_id = f"L-{i:02d}"
     failures = _failures(rng("failures"), size)
-    rows: list[SupplierBase] = [settings, *items.values(), *lines, *draft.substitutes, *failures]
+    rows: list[SupplierBase] = [settings, *lines, *draft.substitutes, *failures]
     rows += [LineTruth(line_id=ln.line_id, coverable=ln not in draft.uncovered) for ln in lines]
     orders, order_lines = _history(rng("history"), size.history, settings, today, list(items),
                                    [ln.sku for ln in lines])
     db.insert_all(rows)
+    db.insert_many(Item, [vars(i) for i in items.values()])
     db.insert_many(SupplierOrder, orders)
     db.insert_many(OrderLine, order_lines)
     db.commit()
@@ -109,17 +110,17 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     )
 
 
-def _catalogue(rng: random.Random, count: int) -> dict[str, Item]:
+def _catalogue(rng: random.Random, count: int) -> dict[str, plants.DraftItem]:
     combos = [(p, pack) for pack in names.PACKS for p in names.PRODUCTS]
     chosen = combos[:count] if count > len(names.PRODUCTS) else rng.sample(combos[: len(names.PRODUCTS)], count)
-    items: dict[str, Item] = {}
+    items: dict[str, plants.DraftItem] = {}
     for (category, name, price), pack in chosen:
         sku = f"SKU-{rng.randrange(10000, 100000)}"
         while sku in items:
             sku = f"SKU-{rng.randrange(10000, 100000)}"
         factor = 100 + rng.randint(-15, 40) if pack else 100
-        items[sku] = Item(sku=sku, name=name + pack, category=category, unit_price_minor=price * factor // 100,
-                          stock=rng.randint(150, 900))
+        items[sku] = plants.DraftItem(sku=sku, name=name + pack, category=category,
+                                      unit_price_minor=price * factor // 100, stock=rng.randint(150, 900))
     return items
 
 
