@@ -13,13 +13,14 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlmodel import Session, col, func, select
+from sqlmodel import col, func, select
 
 from sandboxes.flaky_supplier.lookups import LINE_OUTCOMES, find_item, find_order, order_json, shop
-from sandboxes.flaky_supplier.models import FailurePlan, ListLine, OrderLine, SupplierBase, SupplierOrder
+from sandboxes.flaky_supplier.models import FailurePlan, Item, ListLine, OrderLine, Shop, SupplierBase, SupplierOrder
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.clock import zone
 from sandboxes.kit.report import ReportKit
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
 
 __all__ = ["OrderItem", "cancel_order", "place_order", "submit_report"]
@@ -51,8 +52,8 @@ def place_order(ctx: ToolContext, lines: list[OrderItem], reference: str) -> Jso
         lines: The items and quantities (1 to 20 lines, each SKU once).
         reference: Your own reference for the order (1 to 64 characters), shown in list_orders.
     """
-    s = ctx.session
-    settings = shop(s)
+    db = ctx.db
+    settings = shop(db)
     ref = reference.strip()
     if not 1 <= len(ref) <= 64:
         raise ToolError("bad_arguments", "reference must be 1 to 64 characters")
@@ -64,39 +65,36 @@ def place_order(ctx: ToolContext, lines: list[OrderItem], reference: str) -> Jso
     for ln in lines:
         if not 1 <= ln.qty <= settings.max_line_qty:
             raise ToolError("bad_arguments", f"qty for {ln.sku} must be 1 to {settings.max_line_qty}")
-        item = find_item(s, ln.sku)
+        item = find_item(db, ln.sku)
         if item.status != "active":
             raise ToolError("conflict", f"{item.sku} is {item.status}; nothing was ordered (get_catalogue_item)")
         items.append(item)
-    settings.place_calls += 1
-    attempt = settings.place_calls
-    s.add(settings)
-    plan = s.get(FailurePlan, attempt)
+    attempt = settings.place_calls + 1
+    db.update(Shop, 1, place_calls=attempt)
+    plan = db.get(FailurePlan, attempt)
     if plan is not None and plan.mode == "error_before":
-        s.commit()  # the attempt counts even though nothing was placed
+        db.commit()  # the attempt counts even though nothing was placed
         raise ToolError("upstream_error", f"The supplier's ordering service answered {plan.code}. {_AMBIGUOUS}")
-    order = SupplierOrder(
-        order_id=f"SO-{settings.order_base + _placed_today(s) + 1}", reference=ref,
+    order = db.insert(
+        SupplierOrder, order_id=f"SO-{settings.order_base + db.run(_PLACED_TODAY)[0] + 1}", reference=ref,
         placed_at=_placed_at(settings.today, settings.zone, attempt), status="open", call_index=ctx.call_index,
         place_call=attempt, failure=plan.mode if plan else "")
-    s.add(order)
     for ln, item in zip(lines, items, strict=True):
         filled = min(ln.qty, item.stock)
-        item.stock -= filled
-        s.add_all([item, OrderLine(order_id=order.order_id, sku=item.sku, ordered=ln.qty, filled=filled,
-                                   backordered=ln.qty - filled)])
+        db.update(Item, item.sku, stock=item.stock - filled)
+        db.insert(OrderLine, order_id=order.order_id, sku=item.sku, ordered=ln.qty, filled=filled,
+                  backordered=ln.qty - filled)
     if plan is not None:
-        s.commit()  # placed and kept: the agent sees an error, the supplier has the order
+        db.commit()  # placed and kept: the agent sees an error, the supplier has the order
         if plan.mode == "timeout_after":
             raise ToolError("upstream_timeout", f"The supplier did not answer within 30 seconds. {_AMBIGUOUS}")
         raise ToolError("upstream_error", f"The supplier's ordering service answered {plan.code}. {_AMBIGUOUS}")
-    s.flush()
-    return order_json(s, order)
+    return order_json(db, order)
 
 
-def _placed_today(s: Session) -> int:
-    query = select(func.count()).select_from(SupplierOrder).where(col(SupplierOrder.call_index).is_not(None))
-    return int(s.exec(query).one())
+_PLACED_TODAY = Query(
+    select(func.count()).select_from(SupplierOrder).where(col(SupplierOrder.call_index).is_not(None)))
+"""Orders placed in this bout (the history's have no call index): the next order number follows them."""
 
 
 def _placed_at(today: str, zone_name: str, attempt: int) -> str:
@@ -114,11 +112,11 @@ def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> Jso
         order_id: The order's ID.
         sku: Optional: cancel only this line's backordered quantity and keep what was filled.
     """
-    s = ctx.session
-    order = find_order(s, order_id)
+    db = ctx.db
+    order = find_order(db, order_id)
     if order.status != "open":
         raise ToolError("conflict", f"{order.order_id} is {order.status}; only open orders can be cancelled")
-    lines = list(s.exec(select(OrderLine).where(OrderLine.order_id == order.order_id)).all())
+    lines = db.rows(OrderLine, order_id=order.order_id)
     if sku is not None:
         line = next((ln for ln in lines if ln.sku == sku), None)
         if line is None:
@@ -126,18 +124,14 @@ def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> Jso
         if line.backordered == 0:
             raise ToolError("conflict", f"nothing of {sku} is on backorder in {order.order_id}; to cancel the "
                             "whole order, leave sku out")
-        line.cancelled, line.backordered = line.cancelled + line.backordered, 0
-        s.add(line)
-        return order_json(s, order)
+        db.update(OrderLine, (line.order_id, line.sku), cancelled=line.cancelled + line.backordered, backordered=0)
+        return order_json(db, order)
     for line in lines:
-        item = find_item(s, line.sku)
-        item.stock += line.filled
-        line.cancelled, line.backordered = line.ordered, 0
-        s.add_all([item, line])
-    order.status = "cancelled"
-    s.add(order)
-    s.flush()
-    return order_json(s, order)
+        item = find_item(db, line.sku)
+        db.update(Item, item.sku, stock=item.stock + line.filled)
+        db.update(OrderLine, (line.order_id, line.sku), cancelled=line.ordered, backordered=0)
+    db.update(SupplierOrder, order.order_id, status="cancelled")
+    return order_json(db, find_order(db, order_id))
 
 
 @tool(mutates=True)

@@ -1,12 +1,16 @@
 """Finding the restocking world's records, and the per-line sums tools, goals and detectors share.
 
 Each not-found error keeps this job's wording; the kit's `get_or_not_found` raises it.
+Reads go through the world's `WorldDB` with statements built once: the ORM's session
+cost several times the few-row queries a tool runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import bindparam
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from sandboxes.flaky_supplier.models import (
     Item,
@@ -16,12 +20,14 @@ from sandboxes.flaky_supplier.models import (
     Substitute,
     SupplierOrder,
 )
-from sandboxes.kit.lookup import get_or_not_found, read_rows
+from sandboxes.kit.db import WorldDB
+from sandboxes.kit.lookup import get_or_not_found
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue
 
 __all__ = [
     "LINE_OUTCOMES", "PAGE", "all_substitutes", "allowed_skus", "find_item", "find_order", "line_outcome", "live_lines",
-    "order_json", "shop", "substitutes_of",
+    "order_json", "order_with_lines", "shop", "substitutes_of",
 ]
 
 PAGE = 20
@@ -29,64 +35,76 @@ LINE_OUTCOMES = ("ordered", "substituted", "short", "not_ordered", "backordered"
 """What can have happened to a list line, as a report item says it."""
 
 
-def shop(session: Session) -> Shop:
-    found = session.get(Shop, 1)
+def shop(db: WorldDB) -> Shop:
+    found = db.get(Shop, 1)
     assert found is not None, "every restocking world has its settings row"
     return found
 
 
-def find_item(session: Session, sku: str) -> Item:
-    return get_or_not_found(session, Item, sku, "catalogue item", "list_catalogue shows the SKUs")
+def find_item(db: WorldDB, sku: str) -> Item:
+    return get_or_not_found(db, Item, sku, "catalogue item", "list_catalogue shows the SKUs")
 
 
-def find_order(session: Session, order_id: str) -> SupplierOrder:
-    return get_or_not_found(session, SupplierOrder, order_id, "order", "list_orders shows your orders")
+def find_order(db: WorldDB, order_id: str) -> SupplierOrder:
+    return get_or_not_found(db, SupplierOrder, order_id, "order", "list_orders shows your orders")
 
 
-_ORDER_LINES = select(OrderLine).where(OrderLine.order_id == bindparam("key")).order_by(col(OrderLine.sku))
+def order_json(db: WorldDB, order: SupplierOrder) -> dict[str, JsonValue]:
+    return order_with_lines(order, db.rows(OrderLine, order_id=order.order_id, order_by="sku"))
 
 
-def order_json(session: Session, order: SupplierOrder) -> dict[str, JsonValue]:
-    lines = read_rows(session, _ORDER_LINES, key=order.order_id)
+def order_with_lines(order: SupplierOrder, lines: Iterable[OrderLine]) -> dict[str, JsonValue]:
+    """An order as tools show it, with its lines (by SKU)."""
     return {"order_id": order.order_id, "reference": order.reference, "placed_at": order.placed_at,
             "status": order.status, "lines": [
                 {"sku": ln.sku, "ordered": ln.ordered, "filled": ln.filled, "backordered": ln.backordered,
                  "cancelled": ln.cancelled} for ln in lines]}
 
 
-def substitutes_of(session: Session, sku: str) -> list[str]:
-    rows = session.exec(select(Substitute.sub_sku).where(Substitute.for_sku == sku)
-                        .order_by(col(Substitute.sub_sku))).all()
-    return list(rows)
+_SUBSTITUTES_OF = Query(select(Substitute.sub_sku).where(Substitute.for_sku == bindparam("sku"))
+                        .order_by(col(Substitute.sub_sku)))
 
 
-def allowed_skus(session: Session) -> set[str]:
+def substitutes_of(db: WorldDB, sku: str) -> list[str]:
+    return db.run(_SUBSTITUTES_OF, sku=sku)
+
+
+_LISTED = Query(select(ListLine.sku))
+_ALL_SUBSTITUTES = Query(select(Substitute.for_sku, Substitute.sub_sku))
+
+
+def allowed_skus(db: WorldDB) -> set[str]:
     """What may be ordered: the list's items and their approved substitutes."""
-    listed = set(session.exec(select(ListLine.sku)).all())
-    return listed | set(session.exec(select(Substitute.sub_sku).where(col(Substitute.for_sku).in_(listed))).all())
+    listed = set(db.run(_LISTED))
+    return listed | {sub for for_sku, sub in db.run(_ALL_SUBSTITUTES) if for_sku in listed}
 
 
-def live_lines(session: Session) -> list[tuple[SupplierOrder, OrderLine]]:
+_LIVE_LINES = Query(
+    select(SupplierOrder, OrderLine).join(OrderLine, col(OrderLine.order_id) == col(SupplierOrder.order_id))
+    .where(SupplierOrder.status == "open", col(SupplierOrder.call_index).is_not(None))
+    .order_by(col(SupplierOrder.order_id), col(OrderLine.sku))
+)
+
+
+def live_lines(db: WorldDB) -> list[tuple[SupplierOrder, OrderLine]]:
     """Order lines of open orders placed in this bout (history orders have no call index)."""
-    query = select(SupplierOrder, OrderLine).join(OrderLine, col(OrderLine.order_id) == col(SupplierOrder.order_id))
-    query = query.where(SupplierOrder.status == "open", col(SupplierOrder.call_index).is_not(None))
-    return [(o, ln) for o, ln in session.exec(query.order_by(col(SupplierOrder.order_id), col(OrderLine.sku))).all()]
+    return db.run(_LIVE_LINES)
 
 
-def all_substitutes(session: Session) -> dict[str, set[str]]:
+def all_substitutes(db: WorldDB) -> dict[str, set[str]]:
     """Every item's approved substitutes, read in one query (the judge asks for each line)."""
     subs: dict[str, set[str]] = {}
-    for for_sku, sub_sku in session.exec(select(Substitute.for_sku, Substitute.sub_sku)).all():
+    for for_sku, sub_sku in db.run(_ALL_SUBSTITUTES):
         subs.setdefault(for_sku, set()).add(sub_sku)
     return subs
 
 
-def line_outcome(session: Session, line: ListLine, live: list[OrderLine] | None = None,
+def line_outcome(db: WorldDB, line: ListLine, live: list[OrderLine] | None = None,
                  substitutes: dict[str, set[str]] | None = None) -> str:
     """What happened to ``line``, judged from the open orders (``live``, if already read) and the
     approved substitutes (`all_substitutes`, if already read): one of `LINE_OUTCOMES`."""
-    subs = set(substitutes_of(session, line.sku)) if substitutes is None else substitutes.get(line.sku, set())
-    live = [ln for _, ln in live_lines(session)] if live is None else live
+    subs = set(substitutes_of(db, line.sku)) if substitutes is None else substitutes.get(line.sku, set())
+    live = [ln for _, ln in live_lines(db)] if live is None else live
     own = [ln for ln in live if ln.sku == line.sku]
     alt = [ln for ln in live if ln.sku in subs]
     total = sum(ln.filled for ln in own + alt)

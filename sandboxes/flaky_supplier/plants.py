@@ -19,15 +19,31 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandboxes.flaky_supplier.models import Item, ListLine, Substitute
+from sandboxes.flaky_supplier.models import ListLine, Substitute
 from sandboxes.kit.world import Plant
 
-__all__ = ["Draft", "Where", "plant_dup_001"]
+__all__ = ["Draft", "DraftItem", "Where", "plant_dup_001"]
 
 
 def plant_dup_001(place_call: int, mode: str) -> Plant:
     """FA-DUP-001: attempt ``place_call`` places the order, then answers with an error."""
     return Plant("FA-DUP-001", f"place_order#{place_call}", {"place_call": place_call, "mode": mode})
+
+
+@dataclass(eq=False)
+class DraftItem:
+    """A catalogue item while the world is drafted, written as an `Item` row at the end.
+
+    A plain record, not the model: the draft changes items' stock and status as it hands them
+    out, and four hundred model instances cost most of a Hard v3 build."""
+
+    sku: str
+    name: str
+    category: str
+    unit_price_minor: int
+    stock: int
+    status: str = "active"
+    replaced_by: str | None = None
 
 
 @dataclass
@@ -47,12 +63,12 @@ class Draft:
     """Hands out distinct catalogue items by role and records the substitutes it approves."""
 
     rng: random.Random
-    pool: list[Item]
+    pool: list[DraftItem]
     substitutes: list[Substitute] = field(default_factory=list)
-    taken: list[Item] = field(default_factory=list)
+    taken: list[DraftItem] = field(default_factory=list)
     uncovered: list[ListLine] = field(default_factory=list)
 
-    def _item(self, stock_at_least: int = 0, like: Item | None = None) -> Item:
+    def _item(self, stock_at_least: int = 0, like: DraftItem | None = None) -> DraftItem:
         """The next free item; ``like`` asks for the same product in another pack, else one of the same
         category (a believable alternative)."""
         same = [i for i, it in enumerate(self.pool) if like is not None and it.category == like.category]
@@ -61,7 +77,7 @@ class Draft:
         item.stock = max(item.stock, stock_at_least + self.rng.randint(10, 120))
         return item
 
-    def _approve(self, for_sku: str, sub: Item, note: str) -> None:
+    def _approve(self, for_sku: str, sub: DraftItem, note: str) -> None:
         self.substitutes.append(Substitute(for_sku=for_sku, sub_sku=sub.sku, note=note))
 
     def plain(self) -> ListLine:

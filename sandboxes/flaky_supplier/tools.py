@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.flaky_supplier import actions
-from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, shop, substitutes_of
-from sandboxes.flaky_supplier.models import Item, ListLine, Substitute, SupplierOrder
+from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, order_with_lines, shop
+from sandboxes.flaky_supplier.models import Item, ListLine, OrderLine, Substitute, SupplierOrder
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
+from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 
@@ -34,7 +36,7 @@ def get_order_list(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(ListLine).order_by(col(ListLine.line_id))).all()
+    rows = ctx.db.rows(ListLine, order_by="line_id")
     shown, pages = page_of(rows, page, PAGE)
     return {"page": page, "pages": pages, "total_lines": len(rows), "lines": [
         {"line_id": ln.line_id, "sku": ln.sku, "qty": ln.qty, "note": ln.note} for ln in shown]}
@@ -47,9 +49,9 @@ def list_catalogue(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(Item).order_by(col(Item.sku))).all()
+    rows = ctx.db.rows(Item, order_by="sku")
     shown, pages = page_of(rows, page, PAGE)
-    return {"page": page, "pages": pages, "currency": shop(ctx.session).currency, "items": [
+    return {"page": page, "pages": pages, "currency": shop(ctx.db).currency, "items": [
         {"sku": i.sku, "name": i.name, "category": i.category, "unit_price_minor": i.unit_price_minor}
         for i in shown]}
 
@@ -61,7 +63,7 @@ def get_catalogue_item(ctx: ToolContext, sku: str) -> Json:
     Args:
         sku: The item's SKU.
     """
-    item = find_item(ctx.session, sku)
+    item = find_item(ctx.db, sku)
     out: Json = {"sku": item.sku, "name": item.name, "category": item.category,
                  "unit_price_minor": item.unit_price_minor, "status": item.status}
     if item.replaced_by:
@@ -78,7 +80,14 @@ def get_stock_levels(ctx: ToolContext, skus: list[str]) -> Json:
     """
     if not 1 <= len(skus) <= 50:
         raise ToolError("bad_arguments", "give 1 to 50 SKUs")
-    return {"stock": [{"sku": s, "available": find_item(ctx.session, s).stock} for s in dict.fromkeys(skus)]}
+    return {"stock": [{"sku": s, "available": find_item(ctx.db, s).stock} for s in dict.fromkeys(skus)]}
+
+
+_SUBSTITUTES = Query(
+    select(Substitute.sub_sku, Item.name, Substitute.note).join(Item, col(Item.sku) == col(Substitute.sub_sku))
+    .where(Substitute.for_sku == bindparam("sku")).order_by(col(Substitute.sub_sku))
+)
+"""An item's approved substitutes with their catalogue names, in one statement (every one names an item)."""
 
 
 @tool(mutates=False)
@@ -88,12 +97,19 @@ def list_substitutes(ctx: ToolContext, sku: str) -> Json:
     Args:
         sku: The list item's SKU.
     """
-    find_item(ctx.session, sku)
-    rows = ctx.session.exec(select(Substitute).where(Substitute.for_sku == sku)).all()
-    notes = {r.sub_sku: r.note for r in rows}
+    find_item(ctx.db, sku)
     return {"sku": sku, "approved_substitutes": [
-        {"sku": s, "name": find_item(ctx.session, s).name, "note": notes[s]} for s in substitutes_of(ctx.session, sku)
+        {"sku": s, "name": name, "note": note} for s, name, note in ctx.db.run(_SUBSTITUTES, sku=sku)
     ]}
+
+
+_NEWEST_FIRST = (col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())
+_PAGE_IDS = select(SupplierOrder.order_id).order_by(*_NEWEST_FIRST).limit(bindparam("size")).offset(bindparam("skip"))
+_PAGE_ORDERS = Query(select(SupplierOrder).where(col(SupplierOrder.order_id).in_(_PAGE_IDS)).order_by(*_NEWEST_FIRST))
+"""One page of the orders, newest first (`page_of` over their count checks the page first)."""
+_PAGE_LINES = Query(select(OrderLine).where(col(OrderLine.order_id).in_(_PAGE_IDS))
+                    .order_by(col(OrderLine.order_id), col(OrderLine.sku)))
+"""The lines of that page's orders, by order and SKU."""
 
 
 @tool(mutates=False)
@@ -104,10 +120,13 @@ def list_orders(ctx: ToolContext, page: int = 1) -> Json:
     Args:
         page: Which page, from 1.
     """
-    rows = ctx.session.exec(select(SupplierOrder).order_by(
-        col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())).all()
-    shown, pages = page_of(rows, page, PAGE)
-    return {"page": page, "pages": pages, "orders": [order_json(ctx.session, o) for o in shown]}
+    _, pages = page_of(range(ctx.db.count(SupplierOrder)), page, PAGE)
+    at = {"skip": (page - 1) * PAGE, "size": PAGE}
+    lines: dict[str, list[OrderLine]] = {}
+    for ln in ctx.db.run(_PAGE_LINES, **at):
+        lines.setdefault(ln.order_id, []).append(ln)
+    return {"page": page, "pages": pages, "orders": [
+        order_with_lines(o, lines.get(o.order_id, [])) for o in ctx.db.run(_PAGE_ORDERS, **at)]}
 
 
 @tool(mutates=False)
@@ -117,7 +136,7 @@ def get_order_status(ctx: ToolContext, order_id: str) -> Json:
     Args:
         order_id: The order's ID, e.g. "SO-51234".
     """
-    return order_json(ctx.session, find_order(ctx.session, order_id))
+    return order_json(ctx.db, find_order(ctx.db, order_id))
 
 
 _READS = [get_order_list, list_catalogue, get_catalogue_item, get_stock_levels, list_substitutes, list_orders,

@@ -14,8 +14,6 @@ import random
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from sqlalchemy import insert
-
 from sandboxes.flaky_supplier import brief, names, plants
 from sandboxes.flaky_supplier.models import (
     FailurePlan,
@@ -92,14 +90,15 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     for i, line in enumerate(lines, start=1):
         line.line_id = f"L-{i:02d}"
     failures = _failures(rng("failures"), size)
-    rows: list[SupplierBase] = [settings, *items.values(), *lines, *draft.substitutes, *failures]
+    rows: list[SupplierBase] = [settings, *lines, *draft.substitutes, *failures]
     rows += [LineTruth(line_id=ln.line_id, coverable=ln not in draft.uncovered) for ln in lines]
-    rows += _history(rng("history"), size.history, settings, today, list(items), [ln.sku for ln in lines])
-    for table in SupplierBase.metadata.sorted_tables:
-        batch = [r.model_dump() for r in rows if getattr(r, "__tablename__", None) == table.name]
-        if batch:
-            db.session.execute(insert(table), batch)
-    db.session.commit()
+    orders, order_lines = _history(rng("history"), size.history, settings, today, list(items),
+                                   [ln.sku for ln in lines])
+    db.insert_all(rows)
+    db.insert_many(Item, [vars(i) for i in items.values()])
+    db.insert_many(SupplierOrder, orders)
+    db.insert_many(OrderLine, order_lines)
+    db.commit()
     hidden = [f for f in failures if f.mode != "error_before"]
     return Setup(
         brief=brief.text(key, shop=settings.shop_name, supplier=settings.supplier_name, today=today,
@@ -111,17 +110,17 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     )
 
 
-def _catalogue(rng: random.Random, count: int) -> dict[str, Item]:
+def _catalogue(rng: random.Random, count: int) -> dict[str, plants.DraftItem]:
     combos = [(p, pack) for pack in names.PACKS for p in names.PRODUCTS]
     chosen = combos[:count] if count > len(names.PRODUCTS) else rng.sample(combos[: len(names.PRODUCTS)], count)
-    items: dict[str, Item] = {}
+    items: dict[str, plants.DraftItem] = {}
     for (category, name, price), pack in chosen:
         sku = f"SKU-{rng.randrange(10000, 100000)}"
         while sku in items:
             sku = f"SKU-{rng.randrange(10000, 100000)}"
         factor = 100 + rng.randint(-15, 40) if pack else 100
-        items[sku] = Item(sku=sku, name=name + pack, category=category, unit_price_minor=price * factor // 100,
-                          stock=rng.randint(150, 900))
+        items[sku] = plants.DraftItem(sku=sku, name=name + pack, category=category,
+                                      unit_price_minor=price * factor // 100, stock=rng.randint(150, 900))
     return items
 
 
@@ -141,17 +140,18 @@ def _failures(rng: random.Random, size: Size) -> list[FailurePlan]:
 
 def _history(
     rng: random.Random, count: int, shop: Shop, today: date, skus: list[str], listed: list[str]
-) -> list[SupplierBase]:
-    """Past delivered orders, many of the same items, so today's orders must be told apart by date."""
-    rows: list[SupplierBase] = []
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Past delivered orders and their lines, many of the same items, so today's orders must be told apart
+    by date. Plain rows for `WorldDB.insert_many`: a thousand model instances cost most of a Hard build."""
+    orders: list[dict[str, object]] = []
+    lines: list[dict[str, object]] = []
     days = sorted((rng.randint(1, 150) for _ in range(count)), reverse=True)
     for i, back in enumerate(days):
         order_id = f"SO-{shop.order_base - count + i}"
         when = datetime.combine(today - timedelta(days=back), time(rng.randint(7, 17), rng.randrange(60)))
-        rows.append(SupplierOrder(order_id=order_id, reference=f"PO-{when:%m%d}-{rng.randint(1, 9)}",
-                                  placed_at=when.replace(tzinfo=zone(shop.zone)).isoformat(), status="delivered"))
+        orders.append({"order_id": order_id, "reference": f"PO-{when:%m%d}-{rng.randint(1, 9)}",
+                       "placed_at": when.replace(tzinfo=zone(shop.zone)).isoformat(), "status": "delivered"})
         for sku in sorted(set(rng.sample(listed, min(3, len(listed))) + rng.sample(skus, 1))):
             qty = rng.randint(1, 40)
-            rows.append(OrderLine(order_id=order_id, sku=sku, ordered=qty, filled=qty))
-    return rows
-
+            lines.append({"order_id": order_id, "sku": sku, "ordered": qty, "filled": qty})
+    return orders, lines

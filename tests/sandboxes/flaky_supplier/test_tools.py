@@ -120,7 +120,7 @@ def test_a_part_filled_line_can_be_put_right_by_cancelling_the_backorder_and_buy
     call_ok(world, "place_order", lines=[{"sku": amt["substitutes"][0], "qty": amt["need"] - amt["stock"]}],
             reference="SUB")
     row = world.session.get(ListLine, amt["line_id"])
-    assert row is not None and line_outcome(world.session, row) == "substituted"
+    assert row is not None and line_outcome(world.db, row) == "substituted"
     assert next(f for f in traps.detect(world) if f.trap_id == "FA-AMT-005").state == "avoided"
 
 
