@@ -212,6 +212,13 @@ class WorldDB:
         """Whether a write of this call is not yet committed."""
         return self._raw.in_transaction
 
+    def version(self) -> int:
+        """A number that moves whenever the rows may have changed: SQLite's count of rows this
+        connection has written (a rolled-back write still moves it), once the ORM's pending
+        changes have reached SQLite. Equal numbers mean the same rows."""
+        self._sync()
+        return self._raw.total_changes
+
     def changes(self) -> int:
         """Rows SQLite has inserted, changed or deleted on this connection so far (the toolbox's
         check that a read-only tool wrote nothing)."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
@@ -12,7 +13,10 @@ from sandboxes.kit.clock import VirtualClock
 from sandboxes.kit.db import Rows, WorldDB
 from sandboxes.kit.tools import ToolBox
 
-__all__ = ["Plant", "World"]
+if TYPE_CHECKING:
+    from sandboxes.kit.claims import GoalResult
+
+__all__ = ["Plant", "World", "once_per_state"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class World:
     """The world as built, before any call (SQLite's serialised bytes): see `initial_snapshot`."""
     end_tool: str
     """The tool whose successful call ends the bout: the job's report."""
+    _remembered: dict[Any, tuple[int, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def session(self) -> Session:
@@ -84,3 +89,22 @@ class World:
     def planted(self) -> list[str]:
         """The distinct trap IDs planted here, sorted."""
         return sorted({p.trap_id for p in self.plants})
+
+
+def once_per_state(goals: Callable[[World], Sequence[GoalResult]]) -> Callable[[World], list[GoalResult]]:
+    """A job's ``goals``, worked out once for each state of the world's rows.
+
+    The judge asks for the goals, and a job's claims ask again ("the report says done: is every
+    goal met?"); between the two nothing is written, so the second answer is the first. The
+    state is `WorldDB.version`, which any write moves, so a call after one works them out anew.
+    Each caller gets its own list.
+    """
+    @functools.wraps(goals)
+    def remembered(world: World) -> list[GoalResult]:
+        version = world.db.version()
+        found = world._remembered.get(goals)
+        if found is None or found[0] != version:
+            found = (version, tuple(goals(world)))
+            world._remembered[goals] = found
+        return list(found[1])
+    return remembered

@@ -19,7 +19,7 @@ from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.report import submitted
 from sandboxes.kit.sql import Query
-from sandboxes.kit.world import World
+from sandboxes.kit.world import World, once_per_state
 from sandboxes.refund.actions import REPORT
 from sandboxes.refund.models import (
     Approval,
@@ -38,6 +38,7 @@ _FIXED = (
 """Tables no correct agent changes; tickets (but their status) and earlier refunds are checked too."""
 
 
+@once_per_state
 def goals(world: World) -> list[GoalResult]:
     db = world.db
     tickets = {t.ticket_id: t for t in db.rows(Ticket)}

@@ -15,7 +15,7 @@ from sqlmodel import select
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.sql import Query
-from sandboxes.kit.world import World
+from sandboxes.kit.world import World, once_per_state
 from sandboxes.scam_invoice.actions import REPORT
 from sandboxes.scam_invoice.models import (
     Company,
@@ -40,6 +40,7 @@ def payments_by_invoice(db: WorldDB) -> dict[str, list[str]]:
     return dict(out)
 
 
+@once_per_state
 def goals(world: World) -> list[GoalResult]:
     db = world.db
     truths = db.rows(InvoiceTruth, order_by="invoice_id")

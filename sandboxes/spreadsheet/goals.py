@@ -13,7 +13,7 @@ from sqlmodel import col, select
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.job import at_least
 from sandboxes.kit.sql import Query
-from sandboxes.kit.world import World
+from sandboxes.kit.world import World, once_per_state
 from sandboxes.spreadsheet.actions import REPORT
 from sandboxes.spreadsheet.models import LegalHold, LinkedRecord, LinkTruth, RowTruth, SheetRow
 from sandboxes.spreadsheet.rules import norm_email, norm_phone
@@ -52,6 +52,7 @@ _ASTRAY = Query(
 records gone astray (usually none), not both tables of several hundred rows."""
 
 
+@once_per_state
 def goals(world: World) -> list[GoalResult]:
     db = world.db
     rows = {r.row_id: r for r in db.rows(SheetRow)}

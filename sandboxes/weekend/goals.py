@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.db import WorldDB
-from sandboxes.kit.world import World
+from sandboxes.kit.world import World, once_per_state
 from sandboxes.weekend.models import Booking, Flight, Traveller, Trip, Truth
 from sandboxes.weekend.tools import REPORT
 
@@ -80,6 +80,7 @@ def _flight_goal(st: State, name: str, origin: str, fare_id: str) -> GoalResult:
     return GoalResult(name, not wrong, "; ".join(wrong))
 
 
+@once_per_state
 def goals(world: World) -> list[GoalResult]:
     st = state(world)
     t = st.truth
