@@ -63,3 +63,13 @@ def test_keep_false_stores_and_streams_every_bout_but_returns_none(key: ArenaKey
     finally:
         store.close()
     assert kept == [] and len(seen) == 7 and stored == {r.bout_id for r in seen}
+
+
+def test_a_run_keeps_the_collector_off_what_it_started_with_and_puts_it_back(key: ArenaKey) -> None:
+    import gc
+
+    before, seen = gc.get_threshold(), []
+    specs = [BoutSpec("scripted:oracle", "toy", "normal-1.0", seed, 1, "0.4") for seed in range(1, 4)]
+    run_bouts(specs, key, on_done=lambda _r: seen.append((gc.get_threshold()[0], gc.get_freeze_count())))
+    assert len(seen) == 3 and all(first >= 10_000 and frozen > 0 for first, frozen in seen)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
