@@ -241,7 +241,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
             record = world.toolbox.history[-1]
             bout.tool_calls += 1
             shown = outcome.as_json()
-            plain = _logged_as_is(shown) and _logged_as_is(args)
+            plain = (outcome.plain or _logged_as_is(shown)) and _logged_as_is(args)
             bout.call_seq[record.index] = await writer.append_async("tool", {
                 "call": record.index, "name": loggable(record.name), "args": args,
                 "mutates": record.mutates, "forbidden": record.forbidden,

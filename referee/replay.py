@@ -96,7 +96,8 @@ def replay_calls(world: World, events: Iterable[ToolEvent]) -> Iterator[tuple[To
     for event in events:
         data = event.data
         outcome = world.toolbox.call(data.name, data.args)
-        logged, actual = data.outcome(), loggable(outcome.as_json())
+        shown = outcome.as_json()
+        logged, actual = data.outcome(), shown if outcome.plain else loggable(shown)
         if logged != actual:
             raise Diverged(event.seq, f"{data.name} result", logged, actual)
         yield event, outcome

@@ -18,6 +18,7 @@ import functools
 import inspect
 import json
 import math
+import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,10 @@ MAX_STRING = 4000
 MAX_INT = 2**53 - 1
 """Largest integer a tool call may carry (JSON's exact range; seeds, counts and money stay inside it)."""
 MAX_ARGS_BYTES = 65_536
+PLAIN_DEPTH = 64
+"""Nesting a plain result stays under: the log's own bound (`referee.agents.base.MAX_DEPTH`, a
+test holds them equal); deeper, the referee cuts it, so it is not plain."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 """Largest JSON encoding of one call's arguments: room for a long report (a Hard v3
 report of ~75 items is ~7 KB, with notes it can pass 16 KB) while each string stays
 under `MAX_STRING`."""
@@ -108,6 +113,11 @@ class ToolOutcome:
     """A `JsonValue` (`_to_json` refuses anything else); typed ``Any`` because policies and detectors
     read it by the tool's documented shape, as a model reads the JSON, and narrowing each read proves nothing more."""
     error: dict[str, str] | None = None
+    plain: bool = field(default=False, compare=False)
+    """The kit's word that `as_json` may be logged exactly as it is: only exact JSON types, no
+    float, integers within ±`MAX_INT`, no lone surrogate, ASCII keys, nesting under `PLAIN_DEPTH`
+    (what the referee's `_logged_as_is` checks); found while the result was copied, so the bout
+    loop need not walk it again. False says nothing: the referee then checks for itself."""
 
     def as_json(self) -> dict[str, JsonValue]:
         if self.ok:
@@ -210,14 +220,46 @@ def _explain(err: pydantic.ValidationError) -> str:
 def _to_json(value: Any) -> JsonValue:
     """A tool's return value as the JSON the agent reads (a copy, so nothing a tool keeps can change
     it later); a float, a row or any other type is a bug in the tool."""
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return value  # type: ignore[no-any-return]
-    if kind is dict:
-        return {k if type(k) is str else str(k): _to_json(v) for k, v in value.items()}
-    if kind is list:
-        return [_to_json(v) for v in value]
-    return _other_to_json(value)
+    return _JsonCopy().copy(value, 0)
+
+
+class _JsonCopy:
+    """One copy of a tool's value as JSON, noting on the way whether it is plain (`ToolOutcome.plain`)."""
+
+    __slots__ = ("plain",)
+
+    def __init__(self) -> None:
+        self.plain = True
+
+    def copy(self, value: Any, depth: int) -> JsonValue:
+        kind = type(value)
+        if kind is str:
+            if not value.isascii() and _SURROGATE.search(value):
+                self.plain = False
+            return value  # type: ignore[no-any-return]
+        if kind is int:
+            if not -MAX_INT <= value <= MAX_INT:
+                self.plain = False
+            return value  # type: ignore[no-any-return]
+        if kind is bool or value is None:
+            return value  # type: ignore[no-any-return]
+        if kind is dict:
+            if depth >= PLAIN_DEPTH:
+                self.plain = False
+            copied: dict[str, JsonValue] = {}
+            for k, v in value.items():
+                if type(k) is not str:
+                    k = str(k)
+                if not k.isascii():
+                    self.plain = False
+                copied[k] = self.copy(v, depth + 1)
+            return copied
+        if kind is list:
+            if depth >= PLAIN_DEPTH:
+                self.plain = False
+            return [self.copy(v, depth + 1) for v in value]
+        self.plain = False  # a model or a tuple: copied by the general rules, and walked again
+        return _other_to_json(value)
 
 
 def _other_to_json(value: Any) -> JsonValue:
@@ -302,7 +344,8 @@ class ToolBox:
         before = db.changes()
         try:
             value = found.fn(self.ctx, **parsed.__dict__)  # the fields, validated (extra="forbid")
-            result = _to_json(value)
+            copy = _JsonCopy()
+            result = copy.copy(value, 1)  # one level down: the log holds it as {"ok": true, "result": ...}
             if found.mutates:
                 db.commit()
         except ToolError as err:
@@ -314,7 +357,7 @@ class ToolBox:
         if not found.mutates and (db.changes() != before or _pending(db)):
             db.rollback()  # a read-only tool must not change the world; refuse loudly
             return _fail("internal", f"read-only tool {found.name} tried to change the world")
-        return ToolOutcome(ok=True, result=result)
+        return ToolOutcome(ok=True, result=result, plain=copy.plain)
 
 
 def _pending(db: WorldDB) -> bool:

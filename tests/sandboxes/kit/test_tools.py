@@ -237,3 +237,43 @@ def test_argument_size_near_the_limit_and_of_what_is_not_json_is_exact() -> None
     assert _json_size({1: "a"}) == len(json.dumps({1: "a"}))  # the stdlib writes int keys as strings
     assert _json_size({"a": {1, 2}}) is None
     assert _json_size([float("nan")]) is None
+
+
+_texts = st.text(st.characters(codec=None, exclude_categories=()), max_size=6)
+_results = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | _texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_texts, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_results)
+def test_a_result_is_called_plain_exactly_when_the_referee_would_log_it_as_it_is(value: object) -> None:
+    """`ToolOutcome.plain` lets the bout loop skip its own walk, so it must agree with that walk
+    (lone surrogates, integers past 2^53, non-ASCII keys all make a result not plain)."""
+    from referee.bout import _logged_as_is
+    from sandboxes.kit.tools import _JsonCopy
+
+    copy = _JsonCopy()
+    result = copy.copy(value, 1)
+    assert result == value
+    assert copy.plain == _logged_as_is({"ok": True, "result": result})
+
+
+def test_a_result_nested_to_the_logs_depth_is_not_plain() -> None:
+    from referee.agents.base import MAX_DEPTH
+    from referee.bout import _logged_as_is
+    from sandboxes.kit.tools import PLAIN_DEPTH, _JsonCopy
+
+    assert PLAIN_DEPTH == MAX_DEPTH
+    seen = set()
+    for depth in (MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 3):
+        value: object = "x"
+        for _ in range(depth):
+            value = [value]
+        copy = _JsonCopy()
+        copy.copy(value, 1)
+        assert copy.plain == _logged_as_is({"ok": True, "result": value}), depth
+        seen.add(copy.plain)
+    assert seen == {True, False}  # the bound itself was crossed
