@@ -32,7 +32,7 @@ from referee.store import Store
 from referee.worklog import SUFFIX, WorkLog, unfinished
 
 __all__ = ["CLIENT_PREFIX", "FILES_PER_BOUT", "HELD_REASONS", "MAX_WAIT", "BoutPool", "RunProgress", "RunSettings",
-           "collect", "header_of", "in_flight", "pause_reason", "peek"]
+           "collect", "fewer_collections", "header_of", "in_flight", "pause_reason", "peek"]
 
 CLIENT_PREFIX = "mcp:"
 """Agents played by an MCP client: only a client can carry their bouts on, never a runner."""
