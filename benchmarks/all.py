@@ -84,23 +84,29 @@ class Bench:
         self.env = {**os.environ, "ARENA_HOME": str(tmp / "home"), "PYTHONPATH": str(ROOT),
                     "FORGE_ARENA_SIGNING_KEY_FILE": str(key_path)}
         self.figures: dict[str, float] = {}
+        self.cli_out = self.tmp / "out"
 
     # -- bouts ---------------------------------------------------------------------------
     def cli_bouts(self) -> None:
         print("\n== Normal 1.0 oracle bouts through `arena run` (world, calls, judge, signature, store)")
-        seeds = 2 if self.quick else 6
+        seeds = 4 if self.quick else 10
         small = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds", "1",
                       "--attempts", "1", "--db", f"sqlite:///{self.tmp}/warm.db", env=self.env)
         assert small.returncode == 0, small.stderr[-400:]
-        runs = {}
+        runs: dict[int, tuple[Clock, int]] = {}
         for n_seeds in (1, seeds + 1):
-            with clock() as c:
-                done = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds", f"1-{n_seeds}",
-                             "--db", f"sqlite:///{self.tmp}/cli{n_seeds}.db", "--out", str(self.tmp / f"out{n_seeds}"),
-                             env=self.env)
-            assert done.returncode == 0, done.stderr[-400:]
-            runs[n_seeds] = (c, 6 * 3 * n_seeds)
+            for attempt in range(3):  # the least of three: start-up dominates the small run, and it is noisy
+                db, out = self.tmp / f"cli{n_seeds}-{attempt}.db", self.tmp / f"out{n_seeds}-{attempt}"
+                with clock() as c:
+                    done = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds",
+                                 f"1-{n_seeds}", "--db", f"sqlite:///{db}", "--out", str(out), env=self.env)
+                assert done.returncode == 0, done.stderr[-400:]
+                if n_seeds not in runs or c.cpu < runs[n_seeds][0].cpu:
+                    runs[n_seeds] = (c, 6 * 3 * n_seeds)
+                if attempt == 0:
+                    shutil.copytree(out, self.tmp / f"out{n_seeds}", dirs_exist_ok=True)
         (c1, n1), (c2, n2) = runs[1], runs[seeds + 1]
+        self.cli_out = self.tmp / f"out{seeds + 1}"
         cpu, wall = (c2.cpu - c1.cpu) / (n2 - n1), (c2.wall - c1.wall) / (n2 - n1)
         self.figures["bout_cpu"] = cpu
         line("per bout (marginal: 3 attempts per seed)", f"{cpu * 1e3:6.2f} ms CPU  {wall * 1e3:6.2f} ms wall",
@@ -225,7 +231,7 @@ class Bench:
         from referee.replay import reproduce
         from referee.verify import verify_bytes
 
-        folder = self.tmp / f"out{(2 if self.quick else 6) + 1}"
+        folder = self.cli_out
         files = sorted(folder.glob("*.bout.json"))
         datas = [p.read_bytes() for p in files]
         print(f"\n== verify and replay of {len(files)} Normal 1.0 logs "
