@@ -98,6 +98,11 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool,
     except AuditError as err:
         return [AuditLine("(keys)", "CANNOT VERIFY", str(err), 2)], 2
     files = log_files(paths)
+    if replay:  # loaded before the workers fork, so each starts with the jobs and catalogue, not loading them
+        import referee.replay  # noqa: F401
+        from catalog import load_catalog
+
+        load_catalog()
     checked = ordered_map(functools.partial(_audit_one, ring, periods, replay), files, jobs)
     lines: list[AuditLine] = []
     worst = 0

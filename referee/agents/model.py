@@ -20,7 +20,7 @@ import httpx
 from referee.agents.base import CUT_OFF, Exchange, Turn, Usage, loggable
 from referee.agents.http import Transport, post_json
 from referee.agents.prices import Price
-from referee.canonical import canonical_bytes
+from referee.canonical import canonical_bytes, plain_bytes
 from referee.errors import ProviderError
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
@@ -167,7 +167,8 @@ class ModelAgentBase:
                               '"ok":false}', True))
                 continue
             outcome = results[i]
-            text = canonical_bytes(loggable(outcome.as_json())).decode()
+            shown = outcome.as_json()
+            text = (plain_bytes(shown) if outcome.plain else canonical_bytes(loggable(shown))).decode()
             if turn.cut_off:
                 text = (f"Your reply was cut off at the token limit ({self.params['max_tokens']} tokens), "
                         "so nothing in it was run. Try again with a shorter reply.")
