@@ -50,6 +50,11 @@ def _days(earlier: datetime, later: datetime, tz: tzinfo) -> int:
     return (later.astimezone(tz).date() - earlier.astimezone(tz).date()).days
 
 
+def _with_utc_day(moments: list[datetime]) -> list[tuple[datetime, date]]:
+    """Each moment with its UTC date, worked out once rather than once per pair it is in."""
+    return [(m, m.astimezone(UTC).date()) for m in moments]
+
+
 def plant_pol_001(b: Builder, ticket_id: str, day: date, *, boundary: bool) -> Plant:
     """FA-POL-001: a request after the window, counted in the shop's dates from delivery.
 
@@ -58,12 +63,11 @@ def plant_pol_001(b: Builder, ticket_id: str, day: date, *, boundary: bool) -> P
     """
     rng, window = b.rng(f"plant/{ticket_id}"), b.shop.window_days
     late = window + 1 if boundary else window + rng.randint(4, 15)
-    pairs = [
-        (b.local(day, oh, 30), b.local(day - timedelta(days=late), dh, 15))
-        for oh in range(6, 22) for dh in range(8, 21)
-    ]
-    wanted = [p for p in pairs if _days(p[1], p[0], UTC) == (window if boundary else late - 1)]
-    opened, delivered = rng.choice(wanted or pairs)
+    openings = _with_utc_day([b.local(day, oh, 30) for oh in range(6, 22)])
+    deliveries = _with_utc_day([b.local(day - timedelta(days=late), dh, 15) for dh in range(8, 21)])
+    utc_days = window if boundary else late - 1
+    wanted = [(o, d) for o, o_day in openings for d, d_day in deliveries if (o_day - d_day).days == utc_days]
+    opened, delivered = rng.choice(wanted or [(o, d) for o, _ in openings for d, _ in deliveries])
     draft, reason, items = b.plain_request(rng, delivered)
     message = messages.request(rng, reason, _names(b, items)) + " Sorry it took me a while to get in touch."
     truth = {"ticket_id": ticket_id, "decision": "decline", "why": "outside the return window"}

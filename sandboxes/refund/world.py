@@ -104,7 +104,8 @@ def _catalogue(b: Builder, count: int, *, hard: bool) -> None:
     """One product per kind of goods (bundles need them), then more styles; vouchers in Hard."""
     rng = b.rng("catalogue")
     first = [(rng.choice(names.STYLES), goods) for goods in names.GOODS]
-    more = [(s, g) for g in names.GOODS for s in names.STYLES if (s, g) not in first]
+    taken = set(first)
+    more = [(s, g) for g in names.GOODS for s in names.STYLES if (s, g) not in taken]
     picked = first + rng.sample(more, count - len(first))
     order = rng.sample(range(len(picked)), len(picked))
     for i, (style, (goods, low, high)) in zip(order, picked, strict=True):
