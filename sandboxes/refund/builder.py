@@ -185,7 +185,7 @@ class Builder:
 
     def add_records(self, model: type[RefundBase], records: Sequence[object]) -> None:
         """Rows held as records (`ProductRow` and the like), written from their fields."""
-        self.rows[model].extend(vars(r) for r in records)
+        self.rows[model].extend(map(vars, records))
 
     def write(self, db: WorldDB) -> None:
         """Insert everything, one statement per table, in the schema's order."""
