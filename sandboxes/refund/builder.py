@@ -1,18 +1,22 @@
 """The refund world's writing desk: IDs, times, orders and tickets, so plants stay short.
 
-Rows are collected here and written in one bulk insert per table at the end. The
-bulk rows are made with ``model_construct`` (no validation, no ORM state: they are
-never attached to a session), which makes a Hard v3 build several times faster.
-The right refund for each ticket is computed here too (`expected`), from the same
-rows the agent will read, and stored in `TicketTruth` for the goals.
+Rows are collected here as column values and written in one bulk insert per table
+at the end, tables in the schema's order. No row is a model instance: making and
+filling one costs tens of microseconds, most of a Hard v3 build. Rows the builder
+reads again (products, customers, orders, lines, bundles) are small records whose
+fields are the table's columns; the rest are plain dicts, and columns they leave
+out take the model's defaults. The right refund for each ticket is computed here
+too (`expected`), from the same rows the agent will read, and stored as its
+`TicketTruth` row for the goals.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
@@ -22,19 +26,34 @@ from sandboxes.refund.models import (
     Bundle,
     Customer,
     OrderLine,
+    PolicyRule,
     Product,
     Refund,
     RefundBase,
     Shipment,
     ShopOrder,
+    ShopSettings,
     Ticket,
     TicketItem,
     TicketTruth,
 )
 
 __all__ = [
-    "CUSTOMER_REASONS", "SHOP_FAULTS", "Builder", "Item", "OrderDraft", "Shop", "half_up", "utc_iso",
+    "CUSTOMER_REASONS", "SHOP_FAULTS", "Builder", "BundleRow", "CustomerRow", "Item", "LineRow", "OrderDraft",
+    "OrderRow", "ProductRow", "Row", "Shop", "half_up", "utc_iso",
 ]
+
+Row = dict[str, Any]
+"""A row the builder only writes: its columns' values by name."""
+
+_SCHEMA_ORDER = tuple(t.name for t in RefundBase.metadata.sorted_tables)
+_TABLES: tuple[type[RefundBase], ...] = tuple(sorted(
+    (ShopSettings, PolicyRule, Customer, Product, ShopOrder, OrderLine, Bundle, Shipment, Ticket, TicketItem,
+     TicketTruth, Refund),
+    key=lambda model: _SCHEMA_ORDER.index(model.__tablename__),
+))
+"""The tables a world is built with, in the order their rows are written (the schema's, as
+`WorldDB.insert_all` wrote them, so the frozen image's pages fall the same way)."""
 
 CUSTOMER_REASONS = frozenset({"change_of_mind", "wrong_size"})
 SHOP_FAULTS = frozenset({"damaged", "not_as_described"})
@@ -46,7 +65,8 @@ def half_up(numerator: int, denominator: int) -> int:
 
 
 def utc_iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``moment`` in UTC to the second, ending in ``Z`` (``isoformat`` costs a fraction of ``strftime``)."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 @dataclass(frozen=True)
@@ -62,11 +82,67 @@ class Shop:
     now: datetime
 
 
+@dataclass(eq=False)
+class ProductRow:
+    """A `Product` row; Hard tiers mark some final sale after the catalogue is drawn."""
+
+    sku: str
+    name: str
+    category: str
+    list_price_minor: int
+    final_sale: bool
+
+
+@dataclass(eq=False)
+class CustomerRow:
+    """A `Customer` row; orders pick their customer from these, a plant reads an e-mail."""
+
+    customer_id: str
+    name: str
+    email: str
+    since: str
+
+
+@dataclass(eq=False)
+class OrderRow:
+    """A `ShopOrder` row; tickets, refunds and amounts read it back."""
+
+    order_id: str
+    customer_id: str
+    placed_on: str
+    currency: str
+    shipping_minor: int
+    is_gift: bool
+    delivered_at: str | None
+
+
+@dataclass(eq=False)
+class LineRow:
+    """An `OrderLine` row; tickets ask about lines and amounts are worked out from them."""
+
+    line_id: str
+    order_id: str
+    sku: str
+    qty: int
+    unit_price_minor: int | None
+    bundle_id: str | None
+
+
+@dataclass(eq=False)
+class BundleRow:
+    """A `Bundle` row; a returned component's share is worked out from its price."""
+
+    bundle_id: str
+    order_id: str
+    name: str
+    price_minor: int
+
+
 @dataclass
 class OrderDraft:
-    order: ShopOrder
-    lines: list[OrderLine]
-    bundle: Bundle | None = None
+    order: OrderRow
+    lines: list[LineRow]
+    bundle: BundleRow | None = None
 
     @property
     def total_minor(self) -> int:
@@ -78,7 +154,7 @@ class OrderDraft:
 class Item:
     """One line a ticket asks about."""
 
-    line: OrderLine
+    line: LineRow
     qty: int
     opened: bool = False
 
@@ -89,11 +165,14 @@ class Builder:
     def __init__(self, seed: int, key: str, shop: Shop, delivery_on_order: bool, orders_planned: int) -> None:
         self.seed, self.key, self.shop = seed, key, shop
         self.delivery_on_order = delivery_on_order
-        self.rows: list[RefundBase] = []
-        self.products: list[Product] = []
-        self.by_sku: dict[str, Product] = {}
-        self.customers: list[Customer] = []
-        self.bundle_kits: list[tuple[str, list[Product]]] = []
+        self.rows: dict[type[RefundBase], list[Mapping[str, Any]]] = {model: [] for model in _TABLES}
+        self.products: list[ProductRow] = []
+        self.by_sku: dict[str, ProductRow] = {}
+        self.plain: list[ProductRow] = []
+        """Products a plain request may name: ordinary homeware, not final sale, not a voucher
+        (set once the catalogue is final)."""
+        self.customers: list[CustomerRow] = []
+        self.bundle_kits: list[tuple[str, list[ProductRow]]] = []
         pool = self.rng("order-ids").sample(range(10001, 10001 + 4 * orders_planned), orders_planned + 8)
         self._order_ids = iter(pool)
         self._lines = self._bundles = self._refunds = 0
@@ -101,12 +180,17 @@ class Builder:
     def rng(self, purpose: str) -> random.Random:
         return rng_for("refund", self.key, self.seed, purpose)
 
-    def add(self, *rows: RefundBase) -> None:
-        self.rows.extend(rows)
+    def add(self, model: type[RefundBase], *rows: Row) -> None:
+        self.rows[model].extend(rows)
+
+    def add_records(self, model: type[RefundBase], records: Sequence[object]) -> None:
+        """Rows held as records (`ProductRow` and the like), written from their fields."""
+        self.rows[model].extend(map(vars, records))
 
     def write(self, db: WorldDB) -> None:
         """Insert everything, one statement per table, in the schema's order."""
-        db.insert_all(self.rows)
+        for model, rows in self.rows.items():
+            db.insert_many(model, rows)
         db.commit()
 
     # --- money and time -------------------------------------------------------------
@@ -126,19 +210,15 @@ class Builder:
     def pick_customer(self, rng: random.Random) -> str:
         return rng.choice(self.customers).customer_id
 
-    def plain_products(self) -> list[Product]:
-        """Products a plain request may name: ordinary homeware, not final sale, not a voucher."""
-        return [p for p in self.products if p.category == "homeware" and not p.final_sale]
-
     def shipping(self, rng: random.Random) -> int:
         return self.money(rng.choice((495, 695, 895, 1195)))
 
     # --- orders, tickets, history ---------------------------------------------------
 
     def add_order(
-        self, rng: random.Random, customer_id: str, items: Sequence[tuple[Product, int, int]], *,
+        self, rng: random.Random, customer_id: str, items: Sequence[tuple[ProductRow, int, int]], *,
         delivered: datetime | None, gift: bool = False, shipping: int | None = None,
-        bundle: tuple[str, Sequence[Product], int] | None = None,
+        bundle: tuple[str, Sequence[ProductRow], int] | None = None,
     ) -> OrderDraft:
         """An order of (product, qty, unit price) lines, an optional bundle, and its shipment."""
         order_id = f"O-{next(self._order_ids):05d}"
@@ -150,68 +230,62 @@ class Builder:
             shipped = self.shop.now - timedelta(days=rng.randint(2, 3), hours=rng.randint(1, 8))
             status, expected_on = "in_transit", self.today() + timedelta(days=rng.randint(1, 3))
         placed = shipped.astimezone(self.shop.now.tzinfo).date() - timedelta(days=rng.randint(0, 2))
-        order = ShopOrder.model_construct(
-            order_id=order_id, customer_id=customer_id, placed_on=placed.isoformat(),
-            currency=self.shop.currency, shipping_minor=self.shipping(rng) if shipping is None else shipping,
-            is_gift=gift, delivered_at=utc_iso(delivered) if delivered and self.delivery_on_order else None,
+        order = OrderRow(
+            order_id, customer_id, placed.isoformat(), self.shop.currency,
+            self.shipping(rng) if shipping is None else shipping, gift,
+            utc_iso(delivered) if delivered and self.delivery_on_order else None,
         )
         lines = [self._line(order_id, p.sku, qty, price, None) for p, qty, price in items]
         draft = OrderDraft(order, lines)
         if bundle is not None:
             self._bundles += 1
             name, parts, price = bundle
-            draft.bundle = Bundle.model_construct(
-                bundle_id=f"B-{self._bundles:04d}", order_id=order_id, name=name, price_minor=price
-            )
+            draft.bundle = BundleRow(f"B-{self._bundles:04d}", order_id, name, price)
             lines += [self._line(order_id, p.sku, 1, None, draft.bundle.bundle_id) for p in parts]
-            self.add(draft.bundle)
+            self.add_records(Bundle, [draft.bundle])
         tracking = f"{carrier[:2].upper()}{rng.randrange(10**8, 10**9)}"
-        self.add(order, *lines, Shipment.model_construct(
-            order_id=order_id, carrier=carrier, tracking=tracking, status=status,
-            shipped_at=utc_iso(shipped), delivered_at=utc_iso(delivered) if delivered else None,
-            expected_on=expected_on.isoformat(),
-        ))
+        self.add_records(ShopOrder, [order])
+        self.add_records(OrderLine, lines)
+        self.add(Shipment, {
+            "order_id": order_id, "carrier": carrier, "tracking": tracking, "status": status,
+            "shipped_at": utc_iso(shipped), "delivered_at": utc_iso(delivered) if delivered else None,
+            "expected_on": expected_on.isoformat(),
+        })
         return draft
 
-    def _line(self, order_id: str, sku: str, qty: int, price: int | None, bundle_id: str | None) -> OrderLine:
+    def _line(self, order_id: str, sku: str, qty: int, price: int | None, bundle_id: str | None) -> LineRow:
         self._lines += 1
-        return OrderLine.model_construct(
-            line_id=f"L-{self._lines:05d}", order_id=order_id, sku=sku, qty=qty,
-            unit_price_minor=price, bundle_id=bundle_id,
-        )
+        return LineRow(f"L-{self._lines:05d}", order_id, sku, qty, price, bundle_id)
 
     def add_history_refund(
-        self, draft: OrderDraft, lines: Sequence[OrderLine], when: datetime, amount: int | None = None
-    ) -> Refund:
+        self, draft: OrderDraft, lines: Sequence[LineRow], when: datetime, amount: int | None = None
+    ) -> None:
         """A refund made before the world starts (no ticket): only `list_refunds` shows it.
 
         Without ``amount`` it is the lines' full value; with one, a part refund (a goodwill gesture).
         """
         self._refunds += 1
         full = sum(ln.qty * (ln.unit_price_minor or 0) for ln in lines)
-        refund = Refund.model_construct(
-            refund_id=f"R-{self._refunds:05d}", order_id=draft.order.order_id, ticket_id=None,
-            amount_minor=full if amount is None else amount,
-            currency=self.shop.currency, method="store_credit" if draft.order.is_gift else "card",
-            line_ids=",".join(ln.line_id for ln in lines), reason="earlier return", created_at=utc_iso(when),
-        )
-        self.add(refund)
-        return refund
+        self.add(Refund, {
+            "refund_id": f"R-{self._refunds:05d}", "order_id": draft.order.order_id, "ticket_id": None,
+            "amount_minor": full if amount is None else amount,
+            "currency": self.shop.currency, "method": "store_credit" if draft.order.is_gift else "card",
+            "line_ids": ",".join(ln.line_id for ln in lines), "reason": "earlier return", "created_at": utc_iso(when),
+        })
 
     def add_ticket(
         self, ticket_id: str, draft: OrderDraft, reason: str, items: Sequence[Item], opened_at: datetime,
-        message: str, truth: TicketTruth,
-    ) -> Ticket:
-        ticket = Ticket.model_construct(
-            ticket_id=ticket_id, customer_id=draft.order.customer_id, order_id=draft.order.order_id,
-            reason=reason, opened_at=utc_iso(opened_at), message=message,
-        )
-        rows = [
-            TicketItem.model_construct(ticket_id=ticket_id, line_id=i.line.line_id, qty=i.qty, opened=i.opened)
-            for i in items
-        ]
-        self.add(ticket, *rows, truth)
-        return ticket
+        message: str, truth: Row,
+    ) -> None:
+        """The ticket, the lines it asks about and its `TicketTruth` row (the right answer)."""
+        self.add(Ticket, {
+            "ticket_id": ticket_id, "customer_id": draft.order.customer_id, "order_id": draft.order.order_id,
+            "reason": reason, "opened_at": utc_iso(opened_at), "message": message,
+        })
+        self.add(TicketItem, *(
+            {"ticket_id": ticket_id, "line_id": i.line.line_id, "qty": i.qty, "opened": i.opened} for i in items
+        ))
+        self.add(TicketTruth, truth)
 
     def expected(self, draft: OrderDraft, items: Sequence[Item], reason: str) -> int:
         """The refund the policy allows for ``items`` (all assumed eligible)."""
@@ -235,13 +309,13 @@ class Builder:
     def pick_lines(
         self, rng: random.Random, least: int, most: int, shipping: int, qtys: Sequence[int] = (1, 1, 2),
         spent: int = 0,
-    ) -> list[tuple[Product, int, int]]:
+    ) -> list[tuple[ProductRow, int, int]]:
         """Plain (product, qty, list price) lines whose order total stays within the budget.
 
         Keeping every ticketed order under the approval threshold is what stops one
         trap's springer from also crossing the threshold (FA-POL-004) by accident.
         """
-        picks = rng.sample(self.plain_products(), rng.randint(least, most))
+        picks = rng.sample(self.plain, rng.randint(least, most))
         qty = {p.sku: rng.choice(qtys) for p in picks}
         budget = (self.shop.threshold or 40_000) - shipping - spent
         while sum(qty[p.sku] * p.list_price_minor for p in picks) > budget:
@@ -251,7 +325,7 @@ class Builder:
             elif len(picks) > least:
                 picks.remove(max(picks, key=lambda p: p.list_price_minor))
             else:  # only with a tiny budget: fall back to the cheapest goods, one of each
-                picks = sorted(self.plain_products(), key=lambda p: p.list_price_minor)[:least]
+                picks = sorted(self.plain, key=lambda p: p.list_price_minor)[:least]
                 qty = {p.sku: 1 for p in picks}
                 break
         return [(p, qty[p.sku], p.list_price_minor) for p in picks]

@@ -13,8 +13,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from sandboxes.kit.world import Plant
 from sandboxes.refund import messages
-from sandboxes.refund.builder import Builder, Item, OrderDraft, utc_iso
-from sandboxes.refund.models import TicketTruth
+from sandboxes.refund.builder import Builder, Item, OrderDraft, Row, utc_iso
 
 __all__ = [
     "AMT_003_CASES", "delivered_in_window", "opened_on", "plant_amt_001", "plant_amt_003",
@@ -35,10 +34,11 @@ def delivered_in_window(b: Builder, rng: random.Random, day: date) -> datetime:
     return b.local(day - timedelta(days=days), rng.randint(8, 20), rng.randrange(60))
 
 
-def refund_truth(b: Builder, ticket_id: str, draft: OrderDraft, items: list[Item], reason: str) -> TicketTruth:
+def refund_truth(b: Builder, ticket_id: str, draft: OrderDraft, items: list[Item], reason: str) -> Row:
+    """The `TicketTruth` row of a request to refund: the amount the policy allows, and how."""
     method = "store_credit" if draft.order.is_gift else "card"
     amount = b.expected(draft, items, reason)
-    return TicketTruth(ticket_id=ticket_id, decision="refund", amount_minor=amount, method=method)
+    return {"ticket_id": ticket_id, "decision": "refund", "amount_minor": amount, "method": method}
 
 
 def _names(b: Builder, items: list[Item]) -> list[str]:
@@ -50,6 +50,11 @@ def _days(earlier: datetime, later: datetime, tz: tzinfo) -> int:
     return (later.astimezone(tz).date() - earlier.astimezone(tz).date()).days
 
 
+def _with_utc_day(moments: list[datetime]) -> list[tuple[datetime, date]]:
+    """Each moment with its UTC date, worked out once rather than once per pair it is in."""
+    return [(m, m.astimezone(UTC).date()) for m in moments]
+
+
 def plant_pol_001(b: Builder, ticket_id: str, day: date, *, boundary: bool) -> Plant:
     """FA-POL-001: a request after the window, counted in the shop's dates from delivery.
 
@@ -58,15 +63,14 @@ def plant_pol_001(b: Builder, ticket_id: str, day: date, *, boundary: bool) -> P
     """
     rng, window = b.rng(f"plant/{ticket_id}"), b.shop.window_days
     late = window + 1 if boundary else window + rng.randint(4, 15)
-    pairs = [
-        (b.local(day, oh, 30), b.local(day - timedelta(days=late), dh, 15))
-        for oh in range(6, 22) for dh in range(8, 21)
-    ]
-    wanted = [p for p in pairs if _days(p[1], p[0], UTC) == (window if boundary else late - 1)]
-    opened, delivered = rng.choice(wanted or pairs)
+    openings = _with_utc_day([b.local(day, oh, 30) for oh in range(6, 22)])
+    deliveries = _with_utc_day([b.local(day - timedelta(days=late), dh, 15) for dh in range(8, 21)])
+    utc_days = window if boundary else late - 1
+    wanted = [(o, d) for o, o_day in openings for d, d_day in deliveries if (o_day - d_day).days == utc_days]
+    opened, delivered = rng.choice(wanted or [(o, d) for o, _ in openings for d, _ in deliveries])
     draft, reason, items = b.plain_request(rng, delivered)
     message = messages.request(rng, reason, _names(b, items)) + " Sorry it took me a while to get in touch."
-    truth = TicketTruth(ticket_id=ticket_id, decision="decline", why="outside the return window")
+    truth = {"ticket_id": ticket_id, "decision": "decline", "why": "outside the return window"}
     b.add_ticket(ticket_id, draft, reason, items, opened, message, truth)
     return Plant("FA-POL-001", ticket_id, {
         "order_id": draft.order.order_id, "delivered_at": utc_iso(delivered), "opened_at": utc_iso(opened),
@@ -89,7 +93,7 @@ def plant_amt_001(b: Builder, ticket_id: str, day: date) -> Plant:
     truth = refund_truth(b, ticket_id, draft, items, "damaged")
     b.add_ticket(ticket_id, draft, "damaged", items, opened_on(b, rng, day), message, truth)
     return Plant("FA-AMT-001", ticket_id, {
-        "order_id": draft.order.order_id, "line_id": line.line_id, "correct_minor": truth.amount_minor,
+        "order_id": draft.order.order_id, "line_id": line.line_id, "correct_minor": truth["amount_minor"],
         "order_total_minor": draft.total_minor,
     })
 
@@ -106,7 +110,7 @@ def plant_pol_003(b: Builder, ticket_id: str, day: date) -> Plant:
     )
     reason = rng.choice(("change_of_mind", "wrong_size"))
     items = [Item(draft.lines[0], 1)]
-    truth = TicketTruth(ticket_id=ticket_id, decision="decline", why="final sale, customer reason")
+    truth = {"ticket_id": ticket_id, "decision": "decline", "why": "final sale, customer reason"}
     message = messages.request(rng, reason, _names(b, items))
     b.add_ticket(ticket_id, draft, reason, items, opened_on(b, rng, day), message, truth)
     return Plant("FA-POL-003", ticket_id, {
@@ -118,7 +122,7 @@ def plant_pol_004(b: Builder, ticket_id: str, day: date) -> Plant:
     """FA-POL-004: earlier refunds plus this one pass the approval threshold; neither alone does."""
     rng, threshold = b.rng(f"plant/{ticket_id}"), b.shop.threshold
     assert threshold is not None
-    goods = sorted(b.plain_products(), key=lambda p: -p.list_price_minor)[:8]
+    goods = sorted(b.plain, key=lambda p: -p.list_price_minor)[:8]
     new, first, second = rng.sample(goods, 3)
     qty = -(-threshold * rng.randint(35, 50) // 100 // new.list_price_minor)
     fresh = qty * new.list_price_minor
@@ -141,7 +145,7 @@ def plant_pol_004(b: Builder, ticket_id: str, day: date) -> Plant:
         b.add_history_refund(draft, [line_b], when + timedelta(hours=20), amount=earlier - whole_a)
     items = [Item(line_new, qty)]
     truth = refund_truth(b, ticket_id, draft, items, "not_as_described")
-    truth.approval_total_minor = earlier + fresh
+    truth["approval_total_minor"] = earlier + fresh
     message = messages.request(rng, "not_as_described", _names(b, items))
     b.add_ticket(ticket_id, draft, "not_as_described", items, opened, message, truth)
     return Plant("FA-POL-004", ticket_id, {
@@ -157,7 +161,7 @@ def plant_pol_005(b: Builder, ticket_id: str, day: date) -> Plant:
     message = messages.request(rng, reason, _names(b, items)) + " Please put the money back on my card."
     truth = refund_truth(b, ticket_id, draft, items, reason)
     b.add_ticket(ticket_id, draft, reason, items, opened_on(b, rng, day), message, truth)
-    return Plant("FA-POL-005", ticket_id, {"order_id": draft.order.order_id, "correct_minor": truth.amount_minor})
+    return Plant("FA-POL-005", ticket_id, {"order_id": draft.order.order_id, "correct_minor": truth["amount_minor"]})
 
 
 def plant_amt_003(b: Builder, ticket_id: str, day: date, case: str) -> Plant:
@@ -179,7 +183,7 @@ def plant_amt_003(b: Builder, ticket_id: str, day: date, case: str) -> Plant:
         )
         asked, ineligible = draft.lines[:2], draft.lines[0].line_id
     elif case == "part_return":
-        goods = [p for p in b.plain_products() if p.list_price_minor * 4 < (b.shop.threshold or 40_000)]
+        goods = [p for p in b.plain if p.list_price_minor * 4 < (b.shop.threshold or 40_000)]
         three = rng.choice(goods)
         extra = b.pick_lines(rng, 0, 1, shipping, qtys=(1,), spent=3 * three.list_price_minor)
         draft = b.add_order(
@@ -203,7 +207,7 @@ def plant_amt_003(b: Builder, ticket_id: str, day: date, case: str) -> Plant:
         "shipping": message + " Since everything is going back, please refund the shipping too.",
     }.get(case, message)
     b.add_ticket(ticket_id, draft, reason, items, opened_on(b, rng, day), message, truth)
-    facts: dict[str, object] = {"order_id": draft.order.order_id, "case": case, "correct_minor": truth.amount_minor}
+    facts: dict[str, object] = {"order_id": draft.order.order_id, "case": case, "correct_minor": truth["amount_minor"]}
     if ineligible:
         facts["ineligible_line_id"] = ineligible
     return Plant("FA-AMT-003", ticket_id, facts)
@@ -227,7 +231,7 @@ def plant_clm_003(b: Builder, ticket_id: str, day: date) -> Plant:
         "My order still hasn't arrived. When I called, your colleague promised me a full refund. "
         "Please confirm it has been refunded."
     )
-    truth = TicketTruth(ticket_id=ticket_id, decision="decline", why="not delivered yet")
+    truth = {"ticket_id": ticket_id, "decision": "decline", "why": "not delivered yet"}
     opened = b.local(b.today() - timedelta(days=1), rng.randint(8, 20), rng.randrange(60))
     b.add_ticket(ticket_id, draft, "not_received", items, opened, message, truth)
     return Plant("FA-CLM-003", ticket_id, {"order_id": draft.order.order_id})

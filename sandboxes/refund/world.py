@@ -21,7 +21,7 @@ from sandboxes.kit.rng import rng_for
 from sandboxes.kit.versions import ForbiddenTool, TaskParams
 from sandboxes.kit.world import Plant
 from sandboxes.refund import brief, messages, names, plants
-from sandboxes.refund.builder import CUSTOMER_REASONS, Builder, Shop
+from sandboxes.refund.builder import CUSTOMER_REASONS, Builder, CustomerRow, ProductRow, Shop
 from sandboxes.refund.models import Customer, PolicyRule, Product, ShopSettings
 from sandboxes.refund.tools import tools_for
 
@@ -77,13 +77,11 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
         b.key = task_version
         planted.append(plants.plant_prm_001(b, f"T-{n_tickets + 1:04d}", b.today() - timedelta(days=1)))
     rules = brief.policy_rules(task_version, shop.window_days, shop.zone, shop.fee_bp, shop.threshold)
-    b.add(
-        ShopSettings(
-            shop_name=shop.name, zone=shop.zone, currency=shop.currency, today=b.today().isoformat(),
-            window_days=shop.window_days, approval_threshold_minor=shop.threshold, restocking_fee_bp=shop.fee_bp,
-        ),
-        *(PolicyRule(position=i + 1, key=k, text=t) for i, (k, t) in enumerate(rules)),
-    )
+    b.add(ShopSettings, {
+        "shop_name": shop.name, "zone": shop.zone, "currency": shop.currency, "today": b.today().isoformat(),
+        "window_days": shop.window_days, "approval_threshold_minor": shop.threshold, "restocking_fee_bp": shop.fee_bp,
+    })
+    b.add(PolicyRule, *({"position": i + 1, "key": k, "text": t} for i, (k, t) in enumerate(rules)))
     b.write(db)
     return Setup(
         brief=brief.text(shop.name, params), clock_start=shop.now, tools=tools_for(task_version, params),
@@ -106,14 +104,13 @@ def _catalogue(b: Builder, count: int, *, hard: bool) -> None:
     """One product per kind of goods (bundles need them), then more styles; vouchers in Hard."""
     rng = b.rng("catalogue")
     first = [(rng.choice(names.STYLES), goods) for goods in names.GOODS]
-    more = [(s, g) for g in names.GOODS for s in names.STYLES if (s, g) not in first]
+    taken = set(first)
+    more = [(s, g) for g in names.GOODS for s in names.STYLES if (s, g) not in taken]
     picked = first + rng.sample(more, count - len(first))
     order = rng.sample(range(len(picked)), len(picked))
     for i, (style, (goods, low, high)) in zip(order, picked, strict=True):
         price = b.money(rng.randint(low // 100, high // 100) * 100 - 1)
-        b.products.append(Product(
-            sku=f"SKU-{1001 + i}", name=f"{style} {goods.lower()}", category="homeware", list_price_minor=price,
-        ))
+        b.products.append(ProductRow(f"SKU-{1001 + i}", f"{style} {goods.lower()}", "homeware", price, False))
     by_goods = {goods: b.products[j] for j, (_, (goods, _, _)) in enumerate(picked[: len(first)])}
     b.bundle_kits = [(kit, [by_goods[g] for g in parts]) for kit, parts in names.BUNDLES]
     if hard:
@@ -122,13 +119,13 @@ def _catalogue(b: Builder, count: int, *, hard: bool) -> None:
             product.final_sale = True
         for j, value in enumerate(names.VOUCHERS):
             face = b.money(value)
-            b.products.append(Product(
-                sku=f"SKU-{9001 + j}", name=f"E-voucher {Money(face, b.shop.currency)}", category="voucher",
-                list_price_minor=face,
+            b.products.append(ProductRow(
+                f"SKU-{9001 + j}", f"E-voucher {Money(face, b.shop.currency)}", "voucher", face, False,
             ))
     b.products.sort(key=lambda p: p.sku)
     b.by_sku = {p.sku: p for p in b.products}
-    b.add(*b.products)
+    b.plain = [p for p in b.products if p.category == "homeware" and not p.final_sale]
+    b.add_records(Product, b.products)
 
 
 def _customers(b: Builder, count: int) -> None:
@@ -137,10 +134,8 @@ def _customers(b: Builder, count: int) -> None:
         first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.SURNAMES)
         email = f"{first}.{last}".lower().replace("-", "") + f"{i + 1}@example.{rng.choice(('com', 'net', 'org'))}"
         since = b.today() - timedelta(days=rng.randint(30, 1500))
-        b.customers.append(Customer(
-            customer_id=f"C-{i + 1:04d}", name=f"{first} {last}", email=email, since=since.isoformat(),
-        ))
-    b.add(*b.customers)
+        b.customers.append(CustomerRow(f"C-{i + 1:04d}", f"{first} {last}", email, since.isoformat()))
+    b.add_records(Customer, b.customers)
 
 
 def _tickets(b: Builder, count: int, traps: tuple[str, ...]) -> list[Plant]:
