@@ -90,6 +90,13 @@ def test_writes_fill_defaults_refuse_unknown_columns_and_missing_rows() -> None:
         db.insert(Book, book_id="B5", shelf_id="S1")
     with pytest.raises(TypeError, match="no column 'colour'"):
         db.insert(Book, book_id="B5", shelf_id="S1", pages=1, colour="red")
+    db.insert_many(Book, [{"borrower": None, "lent": True, "pages": 5, "shelf_id": "S2", "book_id": "B6"},
+                          {"book_id": "B7", "shelf_id": "S1", "pages": 6}])  # every column, any order; or some
+    assert [db.get(Book, k).model_dump() for k in ("B6", "B7")] == [  # type: ignore[union-attr]
+        {"book_id": "B6", "shelf_id": "S2", "pages": 5, "lent": True, "borrower": None},
+        {"book_id": "B7", "shelf_id": "S1", "pages": 6, "lent": False, "borrower": None}]
+    with pytest.raises(TypeError, match="no column 'colour'"):
+        db.insert_many(Book, [{"book_id": "B8", "shelf_id": "S1", "pages": 1, "lent": False, "colour": "red"}])
     with pytest.raises(KeyError):
         db.update(Book, "B9", pages=1)
     with pytest.raises(KeyError):
