@@ -365,7 +365,7 @@ def finish(
     }
     if logged is None:
         full["finished_at"] = now()
-        bout.writer.append("bout.result", full)
+        bout.writer.append("bout.result", full, last=True)  # on disk at the close just below
     elif any(logged.get(k) != v for k, v in full.items() if k in logged) or "passed" not in logged:
         raise ResumeError(f"bout {bout.bout_id}: the rebuilt world does not give the logged result")
     finished_at = bout.writer.events[-1]["data"]["finished_at"]

@@ -73,14 +73,15 @@ class LogWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
 
-    def append(self, type_: EventType, data: dict[str, Any], *, plain: bool = False) -> int:
+    def append(self, type_: EventType, data: dict[str, Any], *, plain: bool = False, last: bool = False) -> int:
         """Add one event; returns its sequence number. With ``sync_each`` it is on disk when
         this returns. ``plain`` is the caller's word that ``data`` is in canonical JSON's
         plain subset (no floats, integers within ±(2^53−1), ASCII keys, no lone surrogates:
         see `referee.canonical.canonical_bytes`), so the stdlib's encoder writes its canonical
-        bytes without walking it once more to check."""
+        bytes without walking it once more to check. ``last`` is the caller's word that `close`
+        comes next, whose one fsync then puts this event on disk (it is not synced twice)."""
         seq = self._write(type_, data, plain)
-        if self.sync_each and self._fd is not None:
+        if self.sync_each and self._fd is not None and not last:
             os.fsync(self._fd)
         return seq
 
