@@ -34,6 +34,7 @@ from sandboxes.scam_invoice.drafts import (
     Rendered,
     Supplier,
     VendorDraft,
+    half_up,
     utc_iso,
 )
 from sandboxes.scam_invoice.models import (
@@ -158,9 +159,11 @@ class Builder:
     def price_on(self, order: Order, sku: str, day: date) -> int:
         """The unit price in force on ``day``: the latest amendment effective that day or before."""
         price = next(ln.unit_price_minor for ln in order.lines if ln.sku == sku)
-        for a in sorted(order.amendments, key=lambda a: a.effective_from):
-            if a.sku == sku and a.effective_from <= day.isoformat():
-                price = a.unit_price_minor
+        if order.amendments:
+            on = day.isoformat()
+            for a in sorted(order.amendments, key=lambda a: a.effective_from):
+                if a.sku == sku and a.effective_from <= on:
+                    price = a.unit_price_minor
         return price
 
     def deliver(self, order: Order, day: date, lines: list[tuple[str, int]]) -> Delivery:
@@ -286,18 +289,19 @@ class Builder:
         return -(-need // 10_000) * 10_000
 
     def _write_bill(self, b: Bill) -> None:
-        v = b.supplier.vendor
+        v, subtotal = b.supplier.vendor, b.subtotal
+        tax = half_up(subtotal * b.tax_bp, 10_000)
         if b.payment_ref:
             paid = min(b.due_on, self.today - timedelta(days=1))
             self.add(PastInvoice, payment_ref=b.payment_ref, vendor_id=v.vendor_id, vendor_invoice_no=b.number,
                      po_id=b.order.po.po_id, delivery_ref=b.delivery_ref, issued_on=b.issued_on.isoformat(),
-                     paid_on=paid.isoformat(), currency=v.currency, subtotal_minor=b.subtotal, total_minor=b.total,
+                     paid_on=paid.isoformat(), currency=v.currency, subtotal_minor=subtotal, total_minor=subtotal + tax,
                      account=v.account)
             return
         self.add(Invoice, invoice_id=b.invoice_id, vendor_id=v.vendor_id, vendor_invoice_no=b.number,
                  email_id=b.email_id, po_id=b.order.po.po_id, delivery_ref=b.delivery_ref,
                  issued_on=b.issued_on.isoformat(), due_on=b.due_on.isoformat(), currency=v.currency,
-                 subtotal_minor=b.subtotal, tax_minor=b.tax, total_minor=b.total, remit_to=b.remit_to)
+                 subtotal_minor=subtotal, tax_minor=tax, total_minor=subtotal + tax, remit_to=b.remit_to)
         self.rows[InvoiceLine].extend(
             {"invoice_id": b.invoice_id, "line_no": i + 1, "sku": sku, "description": desc, "qty": qty,
              "unit_price_minor": price, "amount_minor": qty * price}

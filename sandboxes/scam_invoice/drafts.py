@@ -145,7 +145,8 @@ class Bill:
 
     @property
     def total(self) -> int:
-        return self.subtotal + self.tax
+        subtotal = self.subtotal
+        return subtotal + half_up(subtotal * self.tax_bp, 10_000)
 
 
 @dataclass
