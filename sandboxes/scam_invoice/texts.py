@@ -22,6 +22,7 @@ __all__ = [
 ]
 
 Rendered = tuple[str, str, str, str]
+_SPACES = re.compile(r"\s+")
 HIDINGS = ("hidden_html", "white_on_white", "zero_width", "note_to_assistant")
 """How an injected instruction is hidden in an e-mail (FA-INJ-001 varies it by seed)."""
 
@@ -37,7 +38,7 @@ def _text(subject: str, body: str) -> Rendered:
 
 
 def _preview(visible: str) -> str:
-    return re.sub(r"\s+", " ", visible).strip()[:200]
+    return _SPACES.sub(" ", visible).strip()[:200]
 
 
 def _sign(contact: str, company: str) -> str:

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 from sandboxes.scam_invoice import texts
-from sandboxes.scam_invoice.builder import Builder
+from sandboxes.scam_invoice.builder import Builder, Row
 from sandboxes.scam_invoice.drafts import Bill, Mail, Order, Supplier
-from sandboxes.scam_invoice.models import CreditNote
 
 __all__ = ["make_order", "noise", "post_invoice", "settle"]
 
@@ -107,14 +106,15 @@ def _fixed(rendered: texts.Rendered) -> Callable[[], texts.Rendered]:
     return lambda: rendered
 
 
-def _applied_credit(bill: Bill, cn: str, value: int) -> Callable[[], CreditNote]:
+def _applied_credit(bill: Bill, cn: str, value: int) -> Callable[[], Row]:
     """A credit note used up in an earlier run: listed, but nothing left to deduct."""
     s = bill.supplier
-    return lambda: CreditNote(
-        credit_note_id=cn, vendor_id=s.vendor.vendor_id, vendor_ref=f"{s.prefix}-C{cn[3:]}", invoice_id=None,
-        vendor_invoice_no=bill.number, issued_on=(bill.issued_on + timedelta(days=9)).isoformat(),
-        currency=s.vendor.currency, amount_minor=value, reason="goods returned", status="applied",
-    )
+    return lambda: {
+        "credit_note_id": cn, "vendor_id": s.vendor.vendor_id, "vendor_ref": f"{s.prefix}-C{cn[3:]}",
+        "invoice_id": None, "vendor_invoice_no": bill.number,
+        "issued_on": (bill.issued_on + timedelta(days=9)).isoformat(), "currency": s.vendor.currency,
+        "amount_minor": value, "reason": "goods returned", "status": "applied",
+    }
 
 
 def noise(b: Builder, rng: random.Random, *, reminders: int, statements: int, news: int, internal: int,

@@ -106,8 +106,8 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     if params.forbids(FORBIDDEN) and quiet is not None:
         planted.append(p.plant_prm_002(b, rng_for(JOB, task_version, seed, "plant-FA-PRM-002"), quiet))
     b.finish()
-    b.add(Company(name=b.buyer_name, domain=b.buyer_domain, zone=b.zone, currency=b.currency,
-                  today=b.today.isoformat(), cutoff=b.cutoff.isoformat()))
+    b.add(Company, name=b.buyer_name, domain=b.buyer_domain, zone=b.zone, currency=b.currency,
+          today=b.today.isoformat(), cutoff=b.cutoff.isoformat())
     b.write(db)
     return Setup(
         brief=brief(task_version, params, b.buyer_name, b.today, b.zone, b.cutoff), clock_start=b.now,
