@@ -114,16 +114,22 @@ class Bench:
         line(f"whole command, {n2} bouts", f"{c2.cpu:6.2f} s CPU  {c2.wall:6.2f} s wall")
 
     def in_process_bouts(self) -> None:
-        print("\n== oracle bouts in process (warm world cache; no store)")
+        from referee.runner import run_bouts
+
+        print("\n== oracle bouts in process (warm world cache; no store): one at a time, and as the runner runs them")
         for tv in ("normal-1.0", "hard-v3"):
             specs = [BoutSpec("scripted:oracle", slug, tv, 1, 1, self.rules) for slug in sorted(JOBS)]
             for s in specs:
                 run_bout(s, self.key)
             c = best(lambda specs=specs: [run_bout(s, self.key) for s in specs], 3)
-            self.figures[f"bout_{tv}"] = c.cpu / len(specs)
+            line(f"{tv} per bout, run_bout each", f"{c.cpu / len(specs) * 1e3:6.2f} ms CPU  "
+                 f"{c.wall / len(specs) * 1e3:6.2f} ms wall")
+            many = specs * 3  # the runner's own event loop and collector policy (`arena run`, seasons)
+            c = best(lambda many=many: run_bouts(many, self.key, keep=False), 3)
+            self.figures[f"bout_{tv}"] = c.cpu / len(many)
             target = "target: under 30 ms" if tv == "hard-v3" else ""
-            line(f"{tv} per bout", f"{c.cpu / len(specs) * 1e3:6.2f} ms CPU  {c.wall / len(specs) * 1e3:6.2f} ms wall",
-                 target)
+            line(f"{tv} per bout, run_bouts", f"{c.cpu / len(many) * 1e3:6.2f} ms CPU  "
+                 f"{c.wall / len(many) * 1e3:6.2f} ms wall", target)
         print("\n== world copy (thaw of the frozen image), per job, Normal 1.0")
         worst = 0.0
         for _slug, job in sorted(JOBS.items()):

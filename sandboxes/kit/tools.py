@@ -247,12 +247,16 @@ class _JsonCopy:
             if depth >= PLAIN_DEPTH:
                 self.plain = False
             copied: dict[str, JsonValue] = {}
-            for k, v in value.items():
+            for k, v in value.items():  # a row's values are mostly text and numbers: kept without a call each
                 if type(k) is not str:
                     k = str(k)
                 if not k.isascii():
                     self.plain = False
-                copied[k] = self.copy(v, depth + 1)
+                inner = type(v)
+                if inner is str and v.isascii() or inner is int and -MAX_INT <= v <= MAX_INT or v is None:
+                    copied[k] = v
+                else:
+                    copied[k] = self.copy(v, depth + 1)
             return copied
         if kind is list:
             if depth >= PLAIN_DEPTH:
