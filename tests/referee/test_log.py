@@ -170,3 +170,28 @@ def test_append_async_returns_only_once_the_event_is_synced_and_lets_other_bouts
     during = asyncio.run(main())
     assert during > 5  # the loop kept running other work while the sync waited on the disk
     writer.close()
+
+
+def test_a_writer_that_syncs_at_the_end_writes_its_events_then_and_the_header_at_once(tmp_path: Path) -> None:
+    """A scripted bout is synced once, when it ends (ADR 0005), so its events are written then in one
+    call rather than one each; the header goes in at once, so the file always says whose it is."""
+    path = tmp_path / "w.jsonl"
+    writer = LogWriter(path=path, now=lambda: "2026-11-30T00:00:00.000000Z")
+    writer.append("bout.header", header())
+    writer.append("tool", {"call": 0, "name": "get_order", "args": {"order_id": "O-1"}, "mutates": False,
+                           "forbidden": False, "ok": True, "result": {}})
+    assert path.read_bytes() == writer.lines[0] + b"\n"
+    writer.append("bout.result", result(), last=True)
+    writer.close()
+    assert path.read_bytes() == b"".join(line + b"\n" for line in writer.lines)
+    assert read_working_log(path) == writer.events
+
+
+def test_a_writer_that_syncs_each_event_has_it_in_the_file_when_append_returns(tmp_path: Path) -> None:
+    path = tmp_path / "w.jsonl"
+    writer = LogWriter(path=path, sync_each=True, now=lambda: "2026-11-30T00:00:00.000000Z")
+    writer.append("bout.header", header())
+    writer.append("tool", {"call": 0, "name": "get_order", "args": {"order_id": "O-1"}, "mutates": False,
+                           "forbidden": False, "ok": True, "result": {}})
+    assert path.read_bytes() == b"".join(line + b"\n" for line in writer.lines)
+    writer.close()
