@@ -253,7 +253,7 @@ class _JsonCopy:
                 if not k.isascii():
                     self.plain = False
                 inner = type(v)
-                if inner is str and v.isascii() or inner is int and -MAX_INT <= v <= MAX_INT or v is None:
+                if (inner is str and v.isascii()) or (inner is int and -MAX_INT <= v <= MAX_INT) or v is None:
                     copied[k] = v
                 else:
                     copied[k] = self.copy(v, depth + 1)
