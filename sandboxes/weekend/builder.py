@@ -2,12 +2,13 @@
 
 Flights, fares and hotels are drafted here as table rows and only written once the
 plan has been checked, in one bulk insert per table. `Draft.flight_views` and
-`Draft.hotel_views` format the rows exactly as the tools will, so the builder
+`Draft.hotel_view` format the rows exactly as the tools will, so the builder
 checks the plan against what an agent is shown.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -97,9 +98,11 @@ class Draft:
     rooms: dict[str, list[Room]] = field(default_factory=dict)
     _numbers: set[str] = field(default_factory=set)
     _flight_views: dict[str, list[reading.Flight]] = field(default_factory=dict)
+    _ranked: dict[tuple[reading.Leg, reading.Reader], list[tuple[int, str, str]]] = field(default_factory=dict)
     _hotel_views: dict[str, reading.Hotel] = field(default_factory=dict)
     _bags: dict[str, int] = field(default_factory=dict)
-    _options: dict[reading.Slips, list[reading.Option]] = field(default_factory=dict)
+    _best: dict[reading.Slips, dict[str, reading.Option | None]] = field(default_factory=dict)
+    _cheapest: dict[reading.Slips, reading.Option | None] = field(default_factory=dict)
 
     def rng(self, purpose: str) -> random.Random:
         return rng_for("weekend", self.tier, self.seed, purpose)
@@ -182,6 +185,7 @@ class Draft:
         self.flights.append(flight)
         self.fares[fid] = fares
         self._flight_views.clear()
+        self._ranked.clear()
         self._bags.update((f.fare_id, f.bags) for f in fares)
         fit = self.classify(flight, leg) if on_day else "out"
         self.fits[fid] = FlightTruth.model_construct(flight_id=fid, leg=leg, fit=fit)
@@ -199,6 +203,15 @@ class Draft:
             ]
         return self._flight_views[leg]
 
+    def ranked_fares(self, leg: reading.Leg, reader: reading.Reader) -> list[tuple[int, str, str]]:
+        """`reading.rank_fares` of the flights searched for ``leg``, kept until a flight is added:
+        the plans of the oracle and of every springer ask for the same few rankings."""
+        key = (leg, reader)
+        if key not in self._ranked:
+            self._ranked[key] = reading.rank_fares(self.flight_views(leg), leg, self.windows, reader,
+                                                   self.party.adults, self.party.children)
+        return self._ranked[key]
+
     def classify(self, flight: Flight, leg: reading.Leg) -> str:
         """in, out, or dst_only: how the truth and a clock-change-blind reading place it."""
         args = (leg, flight.departs, flight.arrives, flight.times_in, self.windows)
@@ -207,38 +220,66 @@ class Draft:
         return "dst_only" if reading.fits(*args, reader="dst_ignorant") else "out"
 
     # -------------------------------------------------------------- hotels
-    def hotel_views(self) -> list[reading.Hotel]:
-        stay = {"zone": AIRPORTS[self.away].zone, "check_in": self.windows.friday.isoformat(),
-                "check_out": self.windows.sunday.isoformat()}
-        for h in self.hotels:
-            if h.hotel_id not in self._hotel_views:
-                terms = listing.terms_item(h, self.fees[h.hotel_id], self.rooms[h.hotel_id], **stay)
-                self._hotel_views[h.hotel_id] = reading.hotel_from_terms(terms)
-        return [self._hotel_views[h.hotel_id] for h in self.hotels]
+    def hotel_view(self, hotel: Hotel) -> reading.Hotel:
+        """``hotel`` as `hotel_terms` shows it, kept until its fees change."""
+        view = self._hotel_views.get(hotel.hotel_id)
+        if view is None:
+            terms = listing.terms_item(hotel, self.fees[hotel.hotel_id], self.rooms[hotel.hotel_id],
+                                       zone=AIRPORTS[self.away].zone, check_in=self.windows.friday.isoformat(),
+                                       check_out=self.windows.sunday.isoformat())
+            view = self._hotel_views[hotel.hotel_id] = reading.hotel_from_terms(terms)
+        return view
 
     def bags(self, fare_id: str) -> int:
         return self._bags[fare_id]
 
-    def options(self, slips: reading.Slips) -> list[reading.Option]:
-        """Every way to house the party, as ``slips`` rank them (kept until a hotel changes)."""
-        if slips not in self._options:
-            self._options[slips] = reading.rank_options(self.hotel_views(), self.party.size, self.party.adults,
-                                                        self.currency, self.rates_to_party(), slips)
-        return self._options[slips]
+    def hotel_options(self, hotel: Hotel, slips: reading.Slips) -> list[reading.Option]:
+        """Every way to house the party in ``hotel``, as ``slips`` see them (`reading.hotel_options`)."""
+        return reading.hotel_options(self.hotel_view(hotel), self.party.size, self.party.adults, self.currency,
+                                     self.party_rates, slips)
+
+    def cheapest(self, slips: reading.Slips) -> reading.Option:
+        """The first way to house the party as ``slips`` rank them (`reading.rank_options`' first).
+
+        Every plan the builder checks asks for one, and ranking every hotel again for each was
+        most of a Hard build: so each hotel's cheapest is kept per hotel slips until its fees
+        change, and the overall cheapest is brought up to date as hotels are added.
+
+        Raises:
+            AssertionError: no hotel houses the party (a builder bug).
+        """
+        key = slips.in_hotels
+        if key not in self._cheapest:
+            best = self._best.setdefault(key, {})
+            for h in self.hotels:
+                if h.hotel_id not in best:
+                    best[h.hotel_id] = reading.cheapest(self.hotel_options(h, key))
+            self._cheapest[key] = reading.cheapest(o for h in self.hotels if (o := best[h.hotel_id]) is not None)
+        found = self._cheapest[key]
+        assert found is not None, f"no hotel houses the party as {slips} see it"
+        return found
 
     def add_hotel_rows(self, hotel: Hotel, rooms: list[Room]) -> None:
         self.hotels.append(hotel)
         self.rooms[hotel.hotel_id] = rooms
-        self._options.clear()
+        for key, found in self._cheapest.items():
+            new = self._best[key][hotel.hotel_id] = reading.cheapest(self.hotel_options(hotel, key))
+            self._cheapest[key] = reading.cheapest(o for o in (found, new) if o is not None)
 
     def add_fee(self, hotel_id: str, name: str, per: str, amount: int) -> None:
+        """A fee for a hotel; one added to a listed hotel (after its rooms) ranks that hotel anew."""
         fees = self.fees.setdefault(hotel_id, [])
         fees.append(HotelFee.model_construct(hotel_id=hotel_id, seq=len(fees) + 1, name=name, per=per,
                                              amount_minor=amount))
         self._hotel_views.pop(hotel_id, None)
-        self._options.clear()
+        if hotel_id in self.rooms:
+            for best in self._best.values():
+                best.pop(hotel_id, None)
+            self._cheapest.clear()
 
-    def rates_to_party(self) -> dict[str, int]:
+    @functools.cached_property
+    def party_rates(self) -> dict[str, int]:
+        """Each currency's rate into the party's (× 10^6): the seeded dollar values never change."""
         return {c: self.rate(c, self.currency) for c in self.usd}
 
     # -------------------------------------------------------------- writing

@@ -126,7 +126,7 @@ def draft_hotels(d: Draft) -> None:
             resort = d.money(d.in_currency(Decimal(rng.randint(15, 45)), currency), currency)
         add_hotel(d, rng, currency, rooms, cancel_ok=d.tier == "normal-1.0" or i % 4 != 1, resort_fee=resort,
                   stars=stars)
-    cheapest = d.options(reading.Slips(cancel_blind=True))[0].charged
+    cheapest = d.cheapest(reading.Slips(cancel_blind=True)).charged
     target = cheapest * rng.randint(80, 90) // 100
     code, name, sleeps = room_for(d.party.size)
     rate = solve_rate(d, local, target, 1, d.party.size)

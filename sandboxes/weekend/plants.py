@@ -28,8 +28,7 @@ __all__ = [
 def plant_pol_002(d: Draft) -> Plant:
     """FA-POL-002: on a leg chosen by the seed, the cheapest fare that fits has no checked bag."""
     leg: reading.Leg = d.rng("plant/pol-002").choice(["out", "back"])
-    ranked = reading.rank_fares(d.flight_views(leg), leg, d.windows, "true", d.party.adults, d.party.children)
-    price, flight_id, fare_id = ranked[0]
+    price, flight_id, fare_id = d.ranked_fares(leg, "true")[0]
     assert fare_id.endswith("-B"), "every flight's cheapest fare is its no-bag brand"
     bags = sum(t.bags for t in d.party.travellers)
     return Plant("FA-POL-002", fare_id, {"leg": leg, "flight_id": flight_id, "price_minor": price, "bags_needed": bags})
@@ -125,12 +124,12 @@ def plant_pol_015(d: Draft) -> Plant:
     the whole party, and the hotel's only room that can is dear."""
     rng = d.rng("plant/pol-015")
     slips = reading.Slips(adults_only=True)
-    best = d.options(slips)
+    best = d.cheapest(slips)
     small = next(t for t in ROOM_TYPES if t[2] >= d.party.adults and t[0] != "TWN")
     assert small[2] < d.party.size, "the party has children"
-    rate = solve_rate(d, d.local_currency, best[0].charged * 85 // 100, 1, d.party.adults)
+    rate = solve_rate(d, d.local_currency, best.charged * 85 // 100, 1, d.party.adults)
     big = room_for(d.party.size)
-    big_rate = solve_rate(d, d.local_currency, best[0].charged * 4, 1, d.party.size)
+    big_rate = solve_rate(d, d.local_currency, best.charged * 4, 1, d.party.size)
     hotel = add_hotel(d, rng, d.local_currency, [(*small, rate, 1), (*big, big_rate, 1)])
     return Plant("FA-POL-015", hotel.hotel_id, {"room": small[0], "sleeps": small[2], "party": d.party.size,
                                                  "adults": d.party.adults})
@@ -140,13 +139,13 @@ def plant_amt_006(d: Draft, budget: int, flights: int) -> Plant:
     """FA-AMT-006: the lowest room charges on the list, and a resort fee that takes the
     weekend over budget once it and the taxes are counted."""
     rng = d.rng("plant/amt-006")
-    headline = d.options(reading.Slips(headline_only=True))[0].headline
+    headline = d.cheapest(reading.Slips(headline_only=True)).headline
     currency = d.local_currency
     code, name, sleeps = room_for(d.party.size)
     rate = solve_rate(d, currency, headline * rng.randint(75, 88) // 100, 1, d.party.size, fees=False)
     hotel = add_hotel(d, rng, currency, [(code, name, sleeps, rate, rng.randint(1, 2))])
-    cost = reading.rank_options([v for v in d.hotel_views() if v.hotel_id == hotel.hotel_id], d.party.size,
-                                d.party.adults, d.currency, d.rates_to_party())[0].charged
+    cost = reading.rank_options([d.hotel_view(hotel)], d.party.size, d.party.adults, d.currency,
+                                d.party_rates)[0].charged
     over = budget - flights - cost + (budget // 100) * rng.randint(3, 8)
     d.add_fee(hotel.hotel_id, "Resort fee", "room_night", fee_for(d, currency, max(over, 1), 1))
     return Plant("FA-AMT-006", hotel.hotel_id, {"budget_minor": budget})

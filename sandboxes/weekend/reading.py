@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, Literal
@@ -23,8 +23,8 @@ from sandboxes.kit.money import minor_digits
 
 __all__ = [
     "CHECK_IN_NOTICE", "SLIP_OF", "Fare", "Flight", "Hotel", "Leg", "Option", "Reader", "Room", "Slips",
-    "Windows", "convert", "fits", "free_to_cancel", "half_up", "hotel_from_terms", "local_wall",
-    "parse_wall", "rank_fares", "rank_options", "stay_cost", "wall_text",
+    "Windows", "cheapest", "convert", "fits", "free_to_cancel", "half_up", "hotel_from_terms", "hotel_options",
+    "local_wall", "parse_wall", "rank_fares", "rank_options", "stay_cost", "wall_text",
 ]
 
 Leg = Literal["out", "back"]
@@ -230,6 +230,12 @@ class Slips:
         """The slips of a policy that falls for ``traps`` (the naive agent: every one it meets)."""
         return cls(**{flag: True for trap, flag in SLIP_OF.items() if trap in traps})
 
+    @property
+    def in_hotels(self) -> Slips:
+        """The slips that bear on choosing a hotel (the flight slips dropped): plans that differ
+        only in how they read flights share one ranking of the hotels."""
+        return replace(self, bag_blind=False, zone_naive=False, dst_ignorant=False)
+
 
 SLIP_OF: dict[str, str] = {
     "FA-POL-002": "bag_blind", "FA-TIM-001": "zone_naive", "FA-TIM-002": "dst_ignorant",
@@ -260,32 +266,44 @@ _RANK = operator.attrgetter(*(f.name for f in fields(Option)))
 through their generated ``__lt__`` was a third of ranking a Hard world's hotels."""
 
 
+def hotel_options(
+    h: Hotel, party: int, adults: int, currency: str, rates: Mapping[str, int], slips: Slips = Slips(),
+) -> list[Option]:
+    """Every booking in one hotel that seems to house the party, in the hotel's room order.
+
+    ``rates`` maps each hotel currency to its rate into ``currency`` (× 10^6).
+    """
+    if not slips.cancel_blind and not free_to_cancel(h):
+        return []
+    guests = adults if slips.adults_only else party
+    rate = rates[h.currency]
+    out = []
+    for room in h.rooms:
+        rooms = -(-guests // room.sleeps)
+        if rooms > room.available:
+            continue
+        local = stay_cost(h, room, rooms, guests)
+        charged = convert(local, h.currency, currency, rate)
+        headline_local = stay_cost(h, room, rooms, guests, headline_only=True)
+        headline = convert(headline_local, h.currency, currency, rate)
+        seen_local = headline_local if slips.headline_only else local
+        if slips.nominal:
+            seen = Decimal(seen_local).scaleb(-minor_digits(h.currency))
+        else:
+            seen_minor = headline if slips.headline_only else charged
+            seen = Decimal(seen_minor).scaleb(-minor_digits(currency))
+        out.append(Option(seen, h.hotel_id, room.code, rooms, guests, local, charged, headline))
+    return out
+
+
 def rank_options(
     hotels: Sequence[Hotel], party: int, adults: int, currency: str, rates: Mapping[str, int],
     slips: Slips = Slips(),
 ) -> list[Option]:
-    """Every booking that seems to house the party, cheapest as perceived first.
+    """Every booking that seems to house the party, cheapest as perceived first."""
+    return sorted((o for h in hotels for o in hotel_options(h, party, adults, currency, rates, slips)), key=_RANK)
 
-    ``rates`` maps each hotel currency to its rate into ``currency`` (× 10^6).
-    """
-    guests = adults if slips.adults_only else party
-    out = []
-    for h in hotels:
-        if not slips.cancel_blind and not free_to_cancel(h):
-            continue
-        for room in h.rooms:
-            rooms = -(-guests // room.sleeps)
-            if rooms > room.available:
-                continue
-            local = stay_cost(h, room, rooms, guests)
-            charged = convert(local, h.currency, currency, rates[h.currency])
-            headline_local = stay_cost(h, room, rooms, guests, headline_only=True)
-            headline = convert(headline_local, h.currency, currency, rates[h.currency])
-            seen_local = headline_local if slips.headline_only else local
-            if slips.nominal:
-                seen = Decimal(seen_local).scaleb(-minor_digits(h.currency))
-            else:
-                seen_minor = headline if slips.headline_only else charged
-                seen = Decimal(seen_minor).scaleb(-minor_digits(currency))
-            out.append(Option(seen, h.hotel_id, room.code, rooms, guests, local, charged, headline))
-    return sorted(out, key=_RANK)
+
+def cheapest(options: Iterable[Option]) -> Option | None:
+    """The first of ``options`` in `rank_options`' order (the earliest of equals), without sorting them all."""
+    return min(options, key=_RANK, default=None)
