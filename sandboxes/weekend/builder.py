@@ -1,7 +1,8 @@
 """The weekend world's drafting table: rows collected in memory, read back as listings.
 
 Flights, fares and hotels are drafted here as table rows and only written once the
-plan has been checked, in one bulk insert per table. `Draft.flight_views` and
+plan has been checked, in one bulk insert per table. Drafted rows are the kit's `Row`
+tuples, the very rows a tool reads back (`draft_row`), not SQLModel instances. `Draft.flight_views` and
 `Draft.hotel_view` format the rows exactly as the tools will, so the builder
 checks the plan against what an agent is shown.
 """
@@ -10,15 +11,17 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, TypeVar, cast
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.money import minor_digits
 from sandboxes.kit.rng import rng_for
+from sandboxes.kit.sql import shape_of
 from sandboxes.weekend import listing, reading
 from sandboxes.weekend.models import (
     Airline,
@@ -34,7 +37,9 @@ from sandboxes.weekend.models import (
 )
 from sandboxes.weekend.places import AIRPORTS, Route
 
-__all__ = ["BRANDS", "Draft", "Party", "Size", "utc_iso"]
+__all__ = ["BRANDS", "Draft", "Party", "Size", "draft_row", "utc_iso"]
+
+M = TypeVar("M", bound=WeekendBase)
 
 BRANDS: tuple[tuple[str, ...], ...] = (
     ("Light", "Basic", "Saver", "Hand Luggage"),
@@ -42,6 +47,15 @@ BRANDS: tuple[tuple[str, ...], ...] = (
     ("Flex", "Comfort", "Premium Flex", "Smart Flex"),
 )
 """Brand names by checked bags per passenger (0, 1, 2); each airline picks its own."""
+
+
+def draft_row(model: type[M], **values: Any) -> M:
+    """A row of ``model`` as a tool reads it back (`sandboxes.kit.sql.Row`), the model's defaults
+    filled in: a SQLModel instance costs several times as much to make and each read of its
+    attributes several times a tuple's, and a Hard world drafts over a thousand rows."""
+    shape = shape_of(model)
+    make = cast("Callable[..., M]", shape.row)
+    return make(**{**shape.defaults, **values})
 
 
 def utc_iso(moment: datetime) -> str:
@@ -128,7 +142,7 @@ class Draft:
 
     def rate_rows(self) -> list[Rate]:
         codes = sorted(self.usd)
-        return [Rate.model_construct(base=a, quote=b, rate_micro=self.rate(a, b)) for a in codes for b in codes]
+        return [draft_row(Rate, base=a, quote=b, rate_micro=self.rate(a, b)) for a in codes for b in codes]
 
     def money(self, major: Decimal, currency: str) -> int:
         """Whole major units (hundreds for currencies without minor units) as minor units."""
@@ -165,7 +179,8 @@ class Draft:
         local = departs.astimezone(zone(AIRPORTS[origin].zone))
         fid = f"{number}-{local:%Y%m%d}"
         times_in = self.times_in(airline, origin, destination)
-        flight = Flight.model_construct(
+        flight = draft_row(
+            Flight,
             flight_id=fid, number=f"{airline.code} {number[len(airline.code):]}", airline=airline.code,
             origin=origin, destination=destination, local_date=local.date().isoformat(),
             departs_utc=utc_iso(departs), arrives_utc=utc_iso(arrives), times_in=times_in,
@@ -180,7 +195,7 @@ class Draft:
                                self.currency)
             child = self.money(Decimal(adult).scaleb(-minor_digits(self.currency)) * airline.child_bp / 10_000,
                                self.currency)
-            fares.append(Fare.model_construct(fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
+            fares.append(draft_row(Fare, fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
                               bags=bags, adult_minor=adult, child_minor=child, currency=self.currency))
         self.flights.append(flight)
         self.fares[fid] = fares
@@ -188,7 +203,7 @@ class Draft:
         self._ranked.clear()
         self._bags.update((f.fare_id, f.bags) for f in fares)
         fit = self.classify(flight, leg) if on_day else "out"
-        self.fits[fid] = FlightTruth.model_construct(flight_id=fid, leg=leg, fit=fit)
+        self.fits[fid] = draft_row(FlightTruth, flight_id=fid, leg=leg, fit=fit)
         return flight
 
     def flight_views(self, leg: reading.Leg) -> list[reading.Flight]:
@@ -269,7 +284,7 @@ class Draft:
     def add_fee(self, hotel_id: str, name: str, per: str, amount: int) -> None:
         """A fee for a hotel; one added to a listed hotel (after its rooms) ranks that hotel anew."""
         fees = self.fees.setdefault(hotel_id, [])
-        fees.append(HotelFee.model_construct(hotel_id=hotel_id, seq=len(fees) + 1, name=name, per=per,
+        fees.append(draft_row(HotelFee, hotel_id=hotel_id, seq=len(fees) + 1, name=name, per=per,
                                              amount_minor=amount))
         self._hotel_views.pop(hotel_id, None)
         if hotel_id in self.rooms:
@@ -284,11 +299,26 @@ class Draft:
 
     # -------------------------------------------------------------- writing
     def write(self, db: WorldDB, extra: Sequence[WeekendBase]) -> None:
-        """Everything drafted, one bulk insert per table (`WorldDB.insert_all`: no ORM session)."""
-        rows: list[WeekendBase] = [*self.airlines, *self.flights, *self.fits.values(), *self.hotels,
-                                   *self.rate_rows(), *extra]
-        rows += [f for fs in self.fares.values() for f in fs]
-        rows += [f for fs in self.fees.values() for f in fs]
-        rows += [r for rs in self.rooms.values() for r in rs]
-        db.insert_all(rows)
+        """Everything drafted and ``extra``, one bulk insert per table (`WorldDB.insert_many`, from
+        each row's column values), tables in `WorldDB.insert_all`'s order and rows as drafted."""
+        drafted: list[tuple[type[WeekendBase], Sequence[WeekendBase]]] = [
+            (Airline, self.airlines), (Flight, self.flights), (FlightTruth, list(self.fits.values())),
+            (Fare, [f for fs in self.fares.values() for f in fs]), (Hotel, self.hotels),
+            (HotelFee, [f for fs in self.fees.values() for f in fs]),
+            (Room, [r for rs in self.rooms.values() for r in rs]), (Rate, self.rate_rows()),
+        ]
+        tables = {shape_of(model).name: (model, list(rows)) for model, rows in drafted}
+        for row in extra:
+            tables.setdefault(shape_of(type(row)).name, (type(row), []))[1].append(row)
+        for name in _table_order():
+            if name in tables:
+                model, rows = tables[name]
+                db.insert_many(model, [r.model_dump() for r in rows])
         db.commit()
+
+
+@functools.cache
+def _table_order() -> tuple[str, ...]:
+    """The schema's tables in dependency order, as `WorldDB.insert_all` writes them (the same
+    image byte for byte); ``sorted_tables`` sorts them anew on every read."""
+    return tuple(t.name for t in WeekendBase.metadata.sorted_tables)
