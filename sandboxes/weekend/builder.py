@@ -53,9 +53,16 @@ def draft_row(model: type[M], **values: Any) -> M:
     """A row of ``model`` as a tool reads it back (`sandboxes.kit.sql.Row`), the model's defaults
     filled in: a SQLModel instance costs several times as much to make and each read of its
     attributes several times a tuple's, and a Hard world drafts over a thousand rows."""
+    return cast("M", _row_maker(model)(**values))
+
+
+@functools.cache
+def _row_maker(model: type[WeekendBase]) -> Callable[..., Any]:
     shape = shape_of(model)
-    make = cast("Callable[..., M]", shape.row)
-    return make(**{**shape.defaults, **values})
+    make, defaults = shape.row, shape.defaults
+    if not defaults:
+        return make
+    return lambda **values: make(**{**defaults, **values})
 
 
 def utc_iso(moment: datetime) -> str:
@@ -78,8 +85,9 @@ class Size:
 class Party:
     travellers: tuple[Traveller, ...]
 
-    @property
+    @functools.cached_property
     def adults(self) -> int:
+        """Counted once: the builder asks for every hotel it ranks."""
         return sum(1 for t in self.travellers if t.kind == "adult")
 
     @property
@@ -110,6 +118,8 @@ class Draft:
     hotels: list[Hotel] = field(default_factory=list)
     fees: dict[str, list[HotelFee]] = field(default_factory=dict)
     rooms: dict[str, list[Room]] = field(default_factory=dict)
+    hotel_names: set[str] = field(default_factory=set)
+    """The names of ``hotels``, which are all different."""
     _numbers: set[str] = field(default_factory=set)
     _flight_views: dict[str, list[reading.Flight]] = field(default_factory=dict)
     _ranked: dict[tuple[reading.Leg, reading.Reader], list[tuple[int, str, str]]] = field(default_factory=dict)
@@ -189,12 +199,12 @@ class Draft:
         )
         names = rng.choice([0, 1, 2, 3])
         fares = []
+        digits = minor_digits(self.currency)
+        standard = Decimal(standard_minor).scaleb(-digits)
         for bags in brands:
             factor = {0: Decimal(rng.randint(65, 85)), 1: Decimal(100), 2: Decimal(rng.randint(125, 160))}[bags]
-            adult = self.money(Decimal(standard_minor).scaleb(-minor_digits(self.currency)) * factor / 100,
-                               self.currency)
-            child = self.money(Decimal(adult).scaleb(-minor_digits(self.currency)) * airline.child_bp / 10_000,
-                               self.currency)
+            adult = self.money(standard * factor / 100, self.currency)
+            child = self.money(Decimal(adult).scaleb(-digits) * airline.child_bp / 10_000, self.currency)
             fares.append(draft_row(Fare, fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
                               bags=bags, adult_minor=adult, child_minor=child, currency=self.currency))
         self.flights.append(flight)
@@ -276,6 +286,7 @@ class Draft:
 
     def add_hotel_rows(self, hotel: Hotel, rooms: list[Room]) -> None:
         self.hotels.append(hotel)
+        self.hotel_names.add(hotel.name)
         self.rooms[hotel.hotel_id] = rooms
         for key, found in self._cheapest.items():
             new = self._best[key][hotel.hotel_id] = reading.cheapest(self.hotel_options(hotel, key))

@@ -70,7 +70,7 @@ def add_hotel(
     while hotel_id in d.rooms:
         hotel_id = f"H-{rng.randint(1000, 9999)}"
     check_in_from = rng.choice(["14:00", "15:00", "15:00", "16:00"])
-    name = _name(d, rng, {h.name for h in d.hotels})
+    name = _name(d, rng, d.hotel_names)
     hotel = draft_row(
         Hotel,
         hotel_id=hotel_id, name=name, district=rng.choice(DISTRICTS), stars=stars or rng.randint(2, 5),

@@ -11,12 +11,11 @@ from the oracle's in its trap and nothing else.
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.money import minor_digits
@@ -245,10 +244,14 @@ SLIP_OF: dict[str, str] = {
 """Each weekend trap, and the one slip that falls for it."""
 
 
-@dataclass(frozen=True, order=True)
-class Option:
+class Option(NamedTuple):
     """One way to house the party: ``seen`` is the price as the policy perceives it (in
-    the party's major units), ``charged`` what the party would actually pay (minor units)."""
+    the party's major units), ``charged`` what the party would actually pay (minor units).
+
+    Options are ordered by their fields in turn, cheapest as perceived first. A tuple, not a
+    dataclass: a Hard build makes a few thousand and compares them all, and a tuple is made
+    and compared in C (the dataclass's ``__init__`` and ``__lt__`` were a third of ranking).
+    """
 
     seen: Decimal
     hotel_id: str
@@ -259,11 +262,6 @@ class Option:
     charged: int
     headline: int
     """The room charges alone, converted: what a bill that leaves out taxes and fees seems to be."""
-
-
-_RANK = operator.attrgetter(*(f.name for f in fields(Option)))
-"""`Option`'s own order (its fields in turn) as a sort key: comparing the dataclasses pair by pair
-through their generated ``__lt__`` was a third of ranking a Hard world's hotels."""
 
 
 def hotel_options(
@@ -301,9 +299,9 @@ def rank_options(
     slips: Slips = Slips(),
 ) -> list[Option]:
     """Every booking that seems to house the party, cheapest as perceived first."""
-    return sorted((o for h in hotels for o in hotel_options(h, party, adults, currency, rates, slips)), key=_RANK)
+    return sorted(o for h in hotels for o in hotel_options(h, party, adults, currency, rates, slips))
 
 
 def cheapest(options: Iterable[Option]) -> Option | None:
     """The first of ``options`` in `rank_options`' order (the earliest of equals), without sorting them all."""
-    return min(options, key=_RANK, default=None)
+    return min(options, default=None)
