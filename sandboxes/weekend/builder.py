@@ -66,7 +66,8 @@ def _row_maker(model: type[WeekendBase]) -> Callable[..., Any]:
 
 
 def utc_iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``YYYY-MM-DDTHH:MM:SSZ`` (``isoformat`` to the second: several times faster than ``strftime``)."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds")[:19] + "Z"
 
 
 @dataclass(frozen=True)
@@ -186,13 +187,13 @@ class Draft:
             if number not in self._numbers:
                 self._numbers.add(number)
                 break
-        local = departs.astimezone(zone(AIRPORTS[origin].zone))
-        fid = f"{number}-{local:%Y%m%d}"
+        local_date = departs.astimezone(zone(AIRPORTS[origin].zone)).date().isoformat()
+        fid = f"{number}-{local_date.replace('-', '')}"
         times_in = self.times_in(airline, origin, destination)
         flight = draft_row(
             Flight,
             flight_id=fid, number=f"{airline.code} {number[len(airline.code):]}", airline=airline.code,
-            origin=origin, destination=destination, local_date=local.date().isoformat(),
+            origin=origin, destination=destination, local_date=local_date,
             departs_utc=utc_iso(departs), arrives_utc=utc_iso(arrives), times_in=times_in,
             departs=reading.wall_text(reading.local_wall(departs, times_in)),
             arrives=reading.wall_text(reading.local_wall(arrives, times_in)),
@@ -202,7 +203,7 @@ class Draft:
         digits = minor_digits(self.currency)
         standard = Decimal(standard_minor).scaleb(-digits)
         for bags in brands:
-            factor = {0: Decimal(rng.randint(65, 85)), 1: Decimal(100), 2: Decimal(rng.randint(125, 160))}[bags]
+            factor = Decimal((rng.randint(65, 85), 100, rng.randint(125, 160))[bags])  # both drawn for every fare
             adult = self.money(standard * factor / 100, self.currency)
             child = self.money(Decimal(adult).scaleb(-digits) * airline.child_bp / 10_000, self.currency)
             fares.append(draft_row(Fare, fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
