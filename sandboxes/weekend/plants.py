@@ -41,8 +41,22 @@ def _trap_departure(d: Draft, leg: reading.Leg, late: int) -> datetime:
     return d.windows.back_end() + timedelta(minutes=late - d.route.minutes)
 
 
-def _readings(d: Draft, leg: reading.Leg, listed: str, late: int) -> tuple[bool, bool, bool] | None:
-    """How (true, zone-naive, clock-change-blind) read a trap flight; None if it would leave on the wrong day."""
+_READERS: tuple[reading.Reader, ...] = ("true", "zone_naive", "dst_ignorant")
+
+
+def _fits_only_to(d: Draft, reader: reading.Reader, leg: reading.Leg, listed: str, late: int) -> bool:
+    """Whether a trap flight seems to fit to ``reader`` and to no other reading, the true one
+    included (False if it would leave on the wrong day). ``reader`` is asked first, and the
+    others only while the answer stands: most candidates fail at once."""
+    args = _trap_listing(d, leg, listed, late)
+    return args is not None and all(reading.fits(*args, reader=r) == (r == reader)
+                                    for r in (reader, *(r for r in _READERS if r != reader)))
+
+
+def _trap_listing(
+    d: Draft, leg: reading.Leg, listed: str, late: int
+) -> tuple[reading.Leg, str, str, str, reading.Windows] | None:
+    """A trap flight as `reading.fits` takes it; None if it would leave on the wrong day."""
     dep = _trap_departure(d, leg, late)
     origin = origin_of(d, leg)
     day = d.windows.friday if leg == "out" else d.windows.sunday
@@ -52,8 +66,7 @@ def _readings(d: Draft, leg: reading.Leg, listed: str, late: int) -> tuple[bool,
     zone_name = "UTC" if listed == "UTC" else AIRPORTS[d.away].zone
     dep_text = reading.wall_text(reading.local_wall(dep, zone_name))
     arr_text = reading.wall_text(reading.local_wall(dep + timedelta(minutes=d.route.minutes), zone_name))
-    args = (leg, dep_text, arr_text, zone_name, d.windows)
-    return reading.fits(*args), reading.fits(*args, reader="zone_naive"), reading.fits(*args, reader="dst_ignorant")
+    return leg, dep_text, arr_text, zone_name, d.windows
 
 
 def _trap_flight(d: Draft, purpose: str, leg: reading.Leg, listed: str, late: int, standard: int) -> str:
@@ -72,7 +85,7 @@ def plant_tim_001(d: Draft, standard: dict[reading.Leg, int]) -> Plant:
     rng = d.rng("plant/tim-001")
     legs: tuple[reading.Leg, ...] = ("out", "back")
     options = [(leg, listed, late) for leg in legs for listed in ("UTC", "away") for late in range(15, 181, 5)
-               if _readings(d, leg, listed, late) == (False, True, False)]
+               if _fits_only_to(d, "zone_naive", leg, listed, late)]
     assert options, f"no TIM-001 trap fits {d.route}"
     leg, listed, late = rng.choice(options)
     flight_id = _trap_flight(d, "plant/tim-001/flight", leg, listed, late, standard[leg])
@@ -84,7 +97,7 @@ def plant_tim_002(d: Draft, standard: dict[reading.Leg, int]) -> Plant:
     clock change is ignored; its listed clock read as home time misses too."""
     rng = d.rng("plant/tim-002")
     listed = d.route.dst_listing
-    options = [late for late in range(15, 56, 5) if _readings(d, "back", listed, late) == (False, False, True)]
+    options = [late for late in range(15, 56, 5) if _fits_only_to(d, "dst_ignorant", "back", listed, late)]
     assert options, f"no TIM-002 trap fits {d.route}"
     late = rng.choice(options)
     flight_id = _trap_flight(d, "plant/tim-002/flight", "back", listed, late, standard["back"])
