@@ -1,23 +1,27 @@
 """The weekend world's drafting table: rows collected in memory, read back as listings.
 
 Flights, fares and hotels are drafted here as table rows and only written once the
-plan has been checked, in one bulk insert per table. `Draft.flight_views` and
-`Draft.hotel_views` format the rows exactly as the tools will, so the builder
+plan has been checked, in one bulk insert per table. Drafted rows are the kit's `Row`
+tuples, the very rows a tool reads back (`draft_row`), not SQLModel instances. `Draft.flight_views` and
+`Draft.hotel_view` format the rows exactly as the tools will, so the builder
 checks the plan against what an agent is shown.
 """
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, TypeVar, cast
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.money import minor_digits
 from sandboxes.kit.rng import rng_for
+from sandboxes.kit.sql import shape_of
 from sandboxes.weekend import listing, reading
 from sandboxes.weekend.models import (
     Airline,
@@ -33,7 +37,9 @@ from sandboxes.weekend.models import (
 )
 from sandboxes.weekend.places import AIRPORTS, Route
 
-__all__ = ["BRANDS", "Draft", "Party", "Size", "utc_iso"]
+__all__ = ["BRANDS", "Draft", "Party", "Size", "draft_row", "utc_iso"]
+
+M = TypeVar("M", bound=WeekendBase)
 
 BRANDS: tuple[tuple[str, ...], ...] = (
     ("Light", "Basic", "Saver", "Hand Luggage"),
@@ -43,8 +49,25 @@ BRANDS: tuple[tuple[str, ...], ...] = (
 """Brand names by checked bags per passenger (0, 1, 2); each airline picks its own."""
 
 
+def draft_row(model: type[M], **values: Any) -> M:
+    """A row of ``model`` as a tool reads it back (`sandboxes.kit.sql.Row`), the model's defaults
+    filled in: a SQLModel instance costs several times as much to make and each read of its
+    attributes several times a tuple's, and a Hard world drafts over a thousand rows."""
+    return cast("M", _row_maker(model)(**values))
+
+
+@functools.cache
+def _row_maker(model: type[WeekendBase]) -> Callable[..., Any]:
+    shape = shape_of(model)
+    make, defaults = shape.row, shape.defaults
+    if not defaults:
+        return make
+    return lambda **values: make(**{**defaults, **values})
+
+
 def utc_iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``YYYY-MM-DDTHH:MM:SSZ`` (``isoformat`` to the second: several times faster than ``strftime``)."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds")[:19] + "Z"
 
 
 @dataclass(frozen=True)
@@ -63,8 +86,9 @@ class Size:
 class Party:
     travellers: tuple[Traveller, ...]
 
-    @property
+    @functools.cached_property
     def adults(self) -> int:
+        """Counted once: the builder asks for every hotel it ranks."""
         return sum(1 for t in self.travellers if t.kind == "adult")
 
     @property
@@ -95,11 +119,15 @@ class Draft:
     hotels: list[Hotel] = field(default_factory=list)
     fees: dict[str, list[HotelFee]] = field(default_factory=dict)
     rooms: dict[str, list[Room]] = field(default_factory=dict)
+    hotel_names: set[str] = field(default_factory=set)
+    """The names of ``hotels``, which are all different."""
     _numbers: set[str] = field(default_factory=set)
     _flight_views: dict[str, list[reading.Flight]] = field(default_factory=dict)
+    _ranked: dict[tuple[reading.Leg, reading.Reader], list[tuple[int, str, str]]] = field(default_factory=dict)
     _hotel_views: dict[str, reading.Hotel] = field(default_factory=dict)
     _bags: dict[str, int] = field(default_factory=dict)
-    _options: dict[reading.Slips, list[reading.Option]] = field(default_factory=dict)
+    _best: dict[reading.Slips, dict[str, reading.Option | None]] = field(default_factory=dict)
+    _cheapest: dict[reading.Slips, reading.Option | None] = field(default_factory=dict)
 
     def rng(self, purpose: str) -> random.Random:
         return rng_for("weekend", self.tier, self.seed, purpose)
@@ -125,7 +153,7 @@ class Draft:
 
     def rate_rows(self) -> list[Rate]:
         codes = sorted(self.usd)
-        return [Rate.model_construct(base=a, quote=b, rate_micro=self.rate(a, b)) for a in codes for b in codes]
+        return [draft_row(Rate, base=a, quote=b, rate_micro=self.rate(a, b)) for a in codes for b in codes]
 
     def money(self, major: Decimal, currency: str) -> int:
         """Whole major units (hundreds for currencies without minor units) as minor units."""
@@ -159,32 +187,34 @@ class Draft:
             if number not in self._numbers:
                 self._numbers.add(number)
                 break
-        local = departs.astimezone(zone(AIRPORTS[origin].zone))
-        fid = f"{number}-{local:%Y%m%d}"
+        local_date = departs.astimezone(zone(AIRPORTS[origin].zone)).date().isoformat()
+        fid = f"{number}-{local_date.replace('-', '')}"
         times_in = self.times_in(airline, origin, destination)
-        flight = Flight.model_construct(
+        flight = draft_row(
+            Flight,
             flight_id=fid, number=f"{airline.code} {number[len(airline.code):]}", airline=airline.code,
-            origin=origin, destination=destination, local_date=local.date().isoformat(),
+            origin=origin, destination=destination, local_date=local_date,
             departs_utc=utc_iso(departs), arrives_utc=utc_iso(arrives), times_in=times_in,
             departs=reading.wall_text(reading.local_wall(departs, times_in)),
             arrives=reading.wall_text(reading.local_wall(arrives, times_in)),
         )
         names = rng.choice([0, 1, 2, 3])
         fares = []
+        digits = minor_digits(self.currency)
+        standard = Decimal(standard_minor).scaleb(-digits)
         for bags in brands:
-            factor = {0: Decimal(rng.randint(65, 85)), 1: Decimal(100), 2: Decimal(rng.randint(125, 160))}[bags]
-            adult = self.money(Decimal(standard_minor).scaleb(-minor_digits(self.currency)) * factor / 100,
-                               self.currency)
-            child = self.money(Decimal(adult).scaleb(-minor_digits(self.currency)) * airline.child_bp / 10_000,
-                               self.currency)
-            fares.append(Fare.model_construct(fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
+            factor = Decimal((rng.randint(65, 85), 100, rng.randint(125, 160))[bags])  # both drawn for every fare
+            adult = self.money(standard * factor / 100, self.currency)
+            child = self.money(Decimal(adult).scaleb(-digits) * airline.child_bp / 10_000, self.currency)
+            fares.append(draft_row(Fare, fare_id=f"{fid}-{'BSF'[bags]}", flight_id=fid, brand=BRANDS[bags][names],
                               bags=bags, adult_minor=adult, child_minor=child, currency=self.currency))
         self.flights.append(flight)
         self.fares[fid] = fares
         self._flight_views.clear()
+        self._ranked.clear()
         self._bags.update((f.fare_id, f.bags) for f in fares)
         fit = self.classify(flight, leg) if on_day else "out"
-        self.fits[fid] = FlightTruth.model_construct(flight_id=fid, leg=leg, fit=fit)
+        self.fits[fid] = draft_row(FlightTruth, flight_id=fid, leg=leg, fit=fit)
         return flight
 
     def flight_views(self, leg: reading.Leg) -> list[reading.Flight]:
@@ -199,6 +229,15 @@ class Draft:
             ]
         return self._flight_views[leg]
 
+    def ranked_fares(self, leg: reading.Leg, reader: reading.Reader) -> list[tuple[int, str, str]]:
+        """`reading.rank_fares` of the flights searched for ``leg``, kept until a flight is added:
+        the plans of the oracle and of every springer ask for the same few rankings."""
+        key = (leg, reader)
+        if key not in self._ranked:
+            self._ranked[key] = reading.rank_fares(self.flight_views(leg), leg, self.windows, reader,
+                                                   self.party.adults, self.party.children)
+        return self._ranked[key]
+
     def classify(self, flight: Flight, leg: reading.Leg) -> str:
         """in, out, or dst_only: how the truth and a clock-change-blind reading place it."""
         args = (leg, flight.departs, flight.arrives, flight.times_in, self.windows)
@@ -207,47 +246,91 @@ class Draft:
         return "dst_only" if reading.fits(*args, reader="dst_ignorant") else "out"
 
     # -------------------------------------------------------------- hotels
-    def hotel_views(self) -> list[reading.Hotel]:
-        stay = {"zone": AIRPORTS[self.away].zone, "check_in": self.windows.friday.isoformat(),
-                "check_out": self.windows.sunday.isoformat()}
-        for h in self.hotels:
-            if h.hotel_id not in self._hotel_views:
-                terms = listing.terms_item(h, self.fees[h.hotel_id], self.rooms[h.hotel_id], **stay)
-                self._hotel_views[h.hotel_id] = reading.hotel_from_terms(terms)
-        return [self._hotel_views[h.hotel_id] for h in self.hotels]
+    def hotel_view(self, hotel: Hotel) -> reading.Hotel:
+        """``hotel`` as `hotel_terms` shows it, kept until its fees change."""
+        view = self._hotel_views.get(hotel.hotel_id)
+        if view is None:
+            terms = listing.terms_item(hotel, self.fees[hotel.hotel_id], self.rooms[hotel.hotel_id],
+                                       zone=AIRPORTS[self.away].zone, check_in=self.windows.friday.isoformat(),
+                                       check_out=self.windows.sunday.isoformat())
+            view = self._hotel_views[hotel.hotel_id] = reading.hotel_from_terms(terms)
+        return view
 
     def bags(self, fare_id: str) -> int:
         return self._bags[fare_id]
 
-    def options(self, slips: reading.Slips) -> list[reading.Option]:
-        """Every way to house the party, as ``slips`` rank them (kept until a hotel changes)."""
-        if slips not in self._options:
-            self._options[slips] = reading.rank_options(self.hotel_views(), self.party.size, self.party.adults,
-                                                        self.currency, self.rates_to_party(), slips)
-        return self._options[slips]
+    def hotel_options(self, hotel: Hotel, slips: reading.Slips) -> list[reading.Option]:
+        """Every way to house the party in ``hotel``, as ``slips`` see them (`reading.hotel_options`)."""
+        return reading.hotel_options(self.hotel_view(hotel), self.party.size, self.party.adults, self.currency,
+                                     self.party_rates, slips)
+
+    def cheapest(self, slips: reading.Slips) -> reading.Option:
+        """The first way to house the party as ``slips`` rank them (`reading.rank_options`' first).
+
+        Every plan the builder checks asks for one, and ranking every hotel again for each was
+        most of a Hard build: so each hotel's cheapest is kept per hotel slips until its fees
+        change, and the overall cheapest is brought up to date as hotels are added.
+
+        Raises:
+            AssertionError: no hotel houses the party (a builder bug).
+        """
+        key = slips.in_hotels
+        if key not in self._cheapest:
+            best = self._best.setdefault(key, {})
+            for h in self.hotels:
+                if h.hotel_id not in best:
+                    best[h.hotel_id] = reading.cheapest(self.hotel_options(h, key))
+            self._cheapest[key] = reading.cheapest(o for h in self.hotels if (o := best[h.hotel_id]) is not None)
+        found = self._cheapest[key]
+        assert found is not None, f"no hotel houses the party as {slips} see it"
+        return found
 
     def add_hotel_rows(self, hotel: Hotel, rooms: list[Room]) -> None:
         self.hotels.append(hotel)
+        self.hotel_names.add(hotel.name)
         self.rooms[hotel.hotel_id] = rooms
-        self._options.clear()
+        for key, found in self._cheapest.items():
+            new = self._best[key][hotel.hotel_id] = reading.cheapest(self.hotel_options(hotel, key))
+            self._cheapest[key] = reading.cheapest(o for o in (found, new) if o is not None)
 
     def add_fee(self, hotel_id: str, name: str, per: str, amount: int) -> None:
+        """A fee for a hotel; one added to a listed hotel (after its rooms) ranks that hotel anew."""
         fees = self.fees.setdefault(hotel_id, [])
-        fees.append(HotelFee.model_construct(hotel_id=hotel_id, seq=len(fees) + 1, name=name, per=per,
+        fees.append(draft_row(HotelFee, hotel_id=hotel_id, seq=len(fees) + 1, name=name, per=per,
                                              amount_minor=amount))
         self._hotel_views.pop(hotel_id, None)
-        self._options.clear()
+        if hotel_id in self.rooms:
+            for best in self._best.values():
+                best.pop(hotel_id, None)
+            self._cheapest.clear()
 
-    def rates_to_party(self) -> dict[str, int]:
+    @functools.cached_property
+    def party_rates(self) -> dict[str, int]:
+        """Each currency's rate into the party's (× 10^6): the seeded dollar values never change."""
         return {c: self.rate(c, self.currency) for c in self.usd}
 
     # -------------------------------------------------------------- writing
     def write(self, db: WorldDB, extra: Sequence[WeekendBase]) -> None:
-        """Everything drafted, one bulk insert per table (`WorldDB.insert_all`: no ORM session)."""
-        rows: list[WeekendBase] = [*self.airlines, *self.flights, *self.fits.values(), *self.hotels,
-                                   *self.rate_rows(), *extra]
-        rows += [f for fs in self.fares.values() for f in fs]
-        rows += [f for fs in self.fees.values() for f in fs]
-        rows += [r for rs in self.rooms.values() for r in rs]
-        db.insert_all(rows)
+        """Everything drafted and ``extra``, one bulk insert per table (`WorldDB.insert_many`, from
+        each row's column values), tables in `WorldDB.insert_all`'s order and rows as drafted."""
+        drafted: list[tuple[type[WeekendBase], Sequence[WeekendBase]]] = [
+            (Airline, self.airlines), (Flight, self.flights), (FlightTruth, list(self.fits.values())),
+            (Fare, [f for fs in self.fares.values() for f in fs]), (Hotel, self.hotels),
+            (HotelFee, [f for fs in self.fees.values() for f in fs]),
+            (Room, [r for rs in self.rooms.values() for r in rs]), (Rate, self.rate_rows()),
+        ]
+        tables = {shape_of(model).name: (model, list(rows)) for model, rows in drafted}
+        for row in extra:
+            tables.setdefault(shape_of(type(row)).name, (type(row), []))[1].append(row)
+        for name in _table_order():
+            if name in tables:
+                model, rows = tables[name]
+                db.insert_many(model, [r.model_dump() for r in rows])
         db.commit()
+
+
+@functools.cache
+def _table_order() -> tuple[str, ...]:
+    """The schema's tables in dependency order, as `WorldDB.insert_all` writes them (the same
+    image byte for byte); ``sorted_tables`` sorts them anew on every read."""
+    return tuple(t.name for t in WeekendBase.metadata.sorted_tables)

@@ -15,7 +15,7 @@ from decimal import Decimal
 from sandboxes.kit.clock import zone
 from sandboxes.kit.money import minor_digits
 from sandboxes.weekend import reading
-from sandboxes.weekend.builder import Draft
+from sandboxes.weekend.builder import Draft, draft_row
 from sandboxes.weekend.models import Airline
 from sandboxes.weekend.places import AIRLINES, AIRPORTS
 
@@ -41,7 +41,7 @@ def draft_airlines(d: Draft) -> None:
     modes = ["origin", "destination", "UTC"] + [rng.choice(["origin", "destination", "UTC"]) for _ in range(count - 3)]
     rng.shuffle(modes)
     d.airlines = [
-        Airline(code=code, name=name, times=mode, child_bp=rng.choice([7500, 8000, 10000]))
+        draft_row(Airline, code=code, name=name, times=mode, child_bp=rng.choice([7500, 8000, 10000]))
         for (code, name), mode in zip(rng.sample(AIRLINES, count), modes, strict=True)
     ]
 

@@ -15,7 +15,7 @@ from typing import Any
 from sandboxes.kit.clock import zone
 from sandboxes.kit.money import minor_digits
 from sandboxes.weekend import reading
-from sandboxes.weekend.builder import Draft
+from sandboxes.weekend.builder import Draft, draft_row
 from sandboxes.weekend.models import Hotel, Room
 from sandboxes.weekend.places import AIRPORTS, DISTRICTS, HOTEL_WORDS
 
@@ -70,8 +70,9 @@ def add_hotel(
     while hotel_id in d.rooms:
         hotel_id = f"H-{rng.randint(1000, 9999)}"
     check_in_from = rng.choice(["14:00", "15:00", "15:00", "16:00"])
-    name = _name(d, rng, {h.name for h in d.hotels})
-    hotel = Hotel.model_construct(
+    name = _name(d, rng, d.hotel_names)
+    hotel = draft_row(
+        Hotel,
         hotel_id=hotel_id, name=name, district=rng.choice(DISTRICTS), stars=stars or rng.randint(2, 5),
         currency=currency, tax_bp=city.tax_bp, check_in_from=check_in_from,
         **cancel_terms(d, rng, check_in_from, cancel_ok),
@@ -85,7 +86,7 @@ def add_hotel(
                       reading.convert(local[per], city.currency, currency, d.rate(city.currency, currency)))
     if resort_fee:
         d.add_fee(hotel_id, rng.choice(["Resort fee", "Destination fee"]), "room_night", resort_fee)
-    d.add_hotel_rows(hotel, [Room.model_construct(hotel_id=hotel_id, code=c, name=n, sleeps=s, rate_minor=r,
+    d.add_hotel_rows(hotel, [draft_row(Room, hotel_id=hotel_id, code=c, name=n, sleeps=s, rate_minor=r,
                                                   available=a) for c, n, s, r, a in rooms])
     return hotel
 
@@ -126,7 +127,7 @@ def draft_hotels(d: Draft) -> None:
             resort = d.money(d.in_currency(Decimal(rng.randint(15, 45)), currency), currency)
         add_hotel(d, rng, currency, rooms, cancel_ok=d.tier == "normal-1.0" or i % 4 != 1, resort_fee=resort,
                   stars=stars)
-    cheapest = d.options(reading.Slips(cancel_blind=True))[0].charged
+    cheapest = d.cheapest(reading.Slips(cancel_blind=True)).charged
     target = cheapest * rng.randint(80, 90) // 100
     code, name, sleeps = room_for(d.party.size)
     rate = solve_rate(d, local, target, 1, d.party.size)

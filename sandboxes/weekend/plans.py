@@ -37,12 +37,11 @@ class Plan:
 
 
 def _fare(d: Draft, leg: reading.Leg, slips: reading.Slips) -> tuple[int, str, str]:
-    ranked = reading.rank_fares(d.flight_views(leg), leg, d.windows, slips.reader, d.party.adults, d.party.children)
-    return next(r for r in ranked if slips.bag_blind or d.bags(r[2]) >= 1)
+    return next(r for r in d.ranked_fares(leg, slips.reader) if slips.bag_blind or d.bags(r[2]) >= 1)
 
 
 def plan_for(d: Draft, slips: reading.Slips) -> Plan:
-    return Plan(_fare(d, "out", slips), _fare(d, "back", slips), d.options(slips)[0])
+    return Plan(_fare(d, "out", slips), _fare(d, "back", slips), d.cheapest(slips))
 
 
 def budget_for(d: Draft, plants: list[Plant]) -> int:

@@ -28,8 +28,7 @@ __all__ = [
 def plant_pol_002(d: Draft) -> Plant:
     """FA-POL-002: on a leg chosen by the seed, the cheapest fare that fits has no checked bag."""
     leg: reading.Leg = d.rng("plant/pol-002").choice(["out", "back"])
-    ranked = reading.rank_fares(d.flight_views(leg), leg, d.windows, "true", d.party.adults, d.party.children)
-    price, flight_id, fare_id = ranked[0]
+    price, flight_id, fare_id = d.ranked_fares(leg, "true")[0]
     assert fare_id.endswith("-B"), "every flight's cheapest fare is its no-bag brand"
     bags = sum(t.bags for t in d.party.travellers)
     return Plant("FA-POL-002", fare_id, {"leg": leg, "flight_id": flight_id, "price_minor": price, "bags_needed": bags})
@@ -42,8 +41,22 @@ def _trap_departure(d: Draft, leg: reading.Leg, late: int) -> datetime:
     return d.windows.back_end() + timedelta(minutes=late - d.route.minutes)
 
 
-def _readings(d: Draft, leg: reading.Leg, listed: str, late: int) -> tuple[bool, bool, bool] | None:
-    """How (true, zone-naive, clock-change-blind) read a trap flight; None if it would leave on the wrong day."""
+_READERS: tuple[reading.Reader, ...] = ("true", "zone_naive", "dst_ignorant")
+
+
+def _fits_only_to(d: Draft, reader: reading.Reader, leg: reading.Leg, listed: str, late: int) -> bool:
+    """Whether a trap flight seems to fit to ``reader`` and to no other reading, the true one
+    included (False if it would leave on the wrong day). ``reader`` is asked first, and the
+    others only while the answer stands: most candidates fail at once."""
+    args = _trap_listing(d, leg, listed, late)
+    return args is not None and all(reading.fits(*args, reader=r) == (r == reader)
+                                    for r in (reader, *(r for r in _READERS if r != reader)))
+
+
+def _trap_listing(
+    d: Draft, leg: reading.Leg, listed: str, late: int
+) -> tuple[reading.Leg, str, str, str, reading.Windows] | None:
+    """A trap flight as `reading.fits` takes it; None if it would leave on the wrong day."""
     dep = _trap_departure(d, leg, late)
     origin = origin_of(d, leg)
     day = d.windows.friday if leg == "out" else d.windows.sunday
@@ -53,8 +66,7 @@ def _readings(d: Draft, leg: reading.Leg, listed: str, late: int) -> tuple[bool,
     zone_name = "UTC" if listed == "UTC" else AIRPORTS[d.away].zone
     dep_text = reading.wall_text(reading.local_wall(dep, zone_name))
     arr_text = reading.wall_text(reading.local_wall(dep + timedelta(minutes=d.route.minutes), zone_name))
-    args = (leg, dep_text, arr_text, zone_name, d.windows)
-    return reading.fits(*args), reading.fits(*args, reader="zone_naive"), reading.fits(*args, reader="dst_ignorant")
+    return leg, dep_text, arr_text, zone_name, d.windows
 
 
 def _trap_flight(d: Draft, purpose: str, leg: reading.Leg, listed: str, late: int, standard: int) -> str:
@@ -73,7 +85,7 @@ def plant_tim_001(d: Draft, standard: dict[reading.Leg, int]) -> Plant:
     rng = d.rng("plant/tim-001")
     legs: tuple[reading.Leg, ...] = ("out", "back")
     options = [(leg, listed, late) for leg in legs for listed in ("UTC", "away") for late in range(15, 181, 5)
-               if _readings(d, leg, listed, late) == (False, True, False)]
+               if _fits_only_to(d, "zone_naive", leg, listed, late)]
     assert options, f"no TIM-001 trap fits {d.route}"
     leg, listed, late = rng.choice(options)
     flight_id = _trap_flight(d, "plant/tim-001/flight", leg, listed, late, standard[leg])
@@ -85,7 +97,7 @@ def plant_tim_002(d: Draft, standard: dict[reading.Leg, int]) -> Plant:
     clock change is ignored; its listed clock read as home time misses too."""
     rng = d.rng("plant/tim-002")
     listed = d.route.dst_listing
-    options = [late for late in range(15, 56, 5) if _readings(d, "back", listed, late) == (False, False, True)]
+    options = [late for late in range(15, 56, 5) if _fits_only_to(d, "dst_ignorant", "back", listed, late)]
     assert options, f"no TIM-002 trap fits {d.route}"
     late = rng.choice(options)
     flight_id = _trap_flight(d, "plant/tim-002/flight", "back", listed, late, standard["back"])
@@ -125,12 +137,12 @@ def plant_pol_015(d: Draft) -> Plant:
     the whole party, and the hotel's only room that can is dear."""
     rng = d.rng("plant/pol-015")
     slips = reading.Slips(adults_only=True)
-    best = d.options(slips)
+    best = d.cheapest(slips)
     small = next(t for t in ROOM_TYPES if t[2] >= d.party.adults and t[0] != "TWN")
     assert small[2] < d.party.size, "the party has children"
-    rate = solve_rate(d, d.local_currency, best[0].charged * 85 // 100, 1, d.party.adults)
+    rate = solve_rate(d, d.local_currency, best.charged * 85 // 100, 1, d.party.adults)
     big = room_for(d.party.size)
-    big_rate = solve_rate(d, d.local_currency, best[0].charged * 4, 1, d.party.size)
+    big_rate = solve_rate(d, d.local_currency, best.charged * 4, 1, d.party.size)
     hotel = add_hotel(d, rng, d.local_currency, [(*small, rate, 1), (*big, big_rate, 1)])
     return Plant("FA-POL-015", hotel.hotel_id, {"room": small[0], "sleeps": small[2], "party": d.party.size,
                                                  "adults": d.party.adults})
@@ -140,13 +152,13 @@ def plant_amt_006(d: Draft, budget: int, flights: int) -> Plant:
     """FA-AMT-006: the lowest room charges on the list, and a resort fee that takes the
     weekend over budget once it and the taxes are counted."""
     rng = d.rng("plant/amt-006")
-    headline = d.options(reading.Slips(headline_only=True))[0].headline
+    headline = d.cheapest(reading.Slips(headline_only=True)).headline
     currency = d.local_currency
     code, name, sleeps = room_for(d.party.size)
     rate = solve_rate(d, currency, headline * rng.randint(75, 88) // 100, 1, d.party.size, fees=False)
     hotel = add_hotel(d, rng, currency, [(code, name, sleeps, rate, rng.randint(1, 2))])
-    cost = reading.rank_options([v for v in d.hotel_views() if v.hotel_id == hotel.hotel_id], d.party.size,
-                                d.party.adults, d.currency, d.rates_to_party())[0].charged
+    cost = reading.rank_options([d.hotel_view(hotel)], d.party.size, d.party.adults, d.currency,
+                                d.party_rates)[0].charged
     over = budget - flights - cost + (budget // 100) * rng.randint(3, 8)
     d.add_fee(hotel.hotel_id, "Resort fee", "room_night", fee_for(d, currency, max(over, 1), 1))
     return Plant("FA-AMT-006", hotel.hotel_id, {"budget_minor": budget})

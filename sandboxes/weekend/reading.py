@@ -11,20 +11,19 @@ from the oracle's in its trap and nothing else.
 from __future__ import annotations
 
 import functools
-import operator
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.money import minor_digits
 
 __all__ = [
     "CHECK_IN_NOTICE", "SLIP_OF", "Fare", "Flight", "Hotel", "Leg", "Option", "Reader", "Room", "Slips",
-    "Windows", "convert", "fits", "free_to_cancel", "half_up", "hotel_from_terms", "local_wall",
-    "parse_wall", "rank_fares", "rank_options", "stay_cost", "wall_text",
+    "Windows", "cheapest", "convert", "fits", "free_to_cancel", "half_up", "hotel_from_terms", "hotel_options",
+    "local_wall", "parse_wall", "rank_fares", "rank_options", "stay_cost", "wall_text",
 ]
 
 Leg = Literal["out", "back"]
@@ -50,7 +49,9 @@ def parse_wall(text: str) -> datetime:
 
 
 def wall_text(wall: datetime) -> str:
-    return wall.strftime("%Y-%m-%dT%H:%M")
+    """``YYYY-MM-DDTHH:MM``, as `parse_wall` reads it: ``isoformat`` cut to the minute writes
+    what ``strftime`` did several times faster, and a build writes two for every flight."""
+    return wall.isoformat(timespec="minutes")[:16]
 
 
 def local_wall(instant: datetime, zone_name: str) -> datetime:
@@ -70,24 +71,51 @@ class Windows:
     back_by: time
 
     def out_start(self) -> datetime:
-        return datetime.combine(self.friday, self.leave_after, zone(self.home_zone))
+        return self._limits[0]
 
     def out_end(self) -> datetime:
-        return datetime.combine(self.friday + timedelta(days=1), time(0), zone(self.home_zone))
+        return self._limits[1]
 
     def back_end(self) -> datetime:
-        return datetime.combine(self.sunday, self.back_by, zone(self.home_zone))
+        return self._limits[2]
+
+    @functools.cached_property
+    def _limits(self) -> tuple[datetime, datetime, datetime]:
+        """The three limits as aware instants, made once: a build asks `fits` of every flight
+        in several readings, and each asked for them anew."""
+        home = zone(self.home_zone)
+        return (datetime.combine(self.friday, self.leave_after, home),
+                datetime.combine(self.friday + timedelta(days=1), time(0), home),
+                datetime.combine(self.sunday, self.back_by, home))
+
+    @functools.cached_property
+    def walls(self) -> tuple[datetime, datetime, datetime]:
+        """`out_start`, `out_end` and `back_end` as home wall clocks (no zone)."""
+        start, end, back = self._limits
+        return start.replace(tzinfo=None), end.replace(tzinfo=None), back.replace(tzinfo=None)
+
+    def start_shift(self, zone_name: str) -> timedelta:
+        """Home offset minus ``zone_name``'s offset when the weekend starts: what a reader blind to
+        clock changes adds to a listed clock (worked out once per zone)."""
+        shift = self._shifts.get(zone_name)
+        if shift is None:
+            ref = self.out_start()
+            offset = ref.astimezone(zone(self.home_zone)).utcoffset()
+            listed_offset = ref.astimezone(zone(zone_name)).utcoffset()
+            assert offset is not None and listed_offset is not None
+            shift = self._shifts[zone_name] = offset - listed_offset
+        return shift
+
+    @functools.cached_property
+    def _shifts(self) -> dict[str, timedelta]:
+        return {}
 
 
 def _home_wall(listed: datetime, times_in: str, w: Windows, reader: Reader) -> datetime:
     if reader == "zone_naive":  # the listed clock taken for the home clock
         return listed
     if reader == "dst_ignorant":  # converted with the offsets in force when the weekend starts
-        ref = w.out_start()
-        offset = ref.astimezone(zone(w.home_zone)).utcoffset()
-        listed_offset = ref.astimezone(zone(times_in)).utcoffset()
-        assert offset is not None and listed_offset is not None
-        return listed - listed_offset + offset
+        return listed + w.start_shift(times_in)
     return local_wall(listed.replace(tzinfo=zone(times_in)), w.home_zone)
 
 
@@ -102,10 +130,10 @@ def fits(leg: Leg, departs: str, arrives: str, times_in: str, w: Windows, reader
             moment = parse_wall(departs).replace(tzinfo=zone(times_in))
             return w.out_start() <= moment < w.out_end()
         return parse_wall(arrives).replace(tzinfo=zone(times_in)) <= w.back_end()
+    start, end, back = w.walls
     if leg == "out":
-        wall = _home_wall(parse_wall(departs), times_in, w, reader)
-        return w.out_start().replace(tzinfo=None) <= wall < w.out_end().replace(tzinfo=None)
-    return _home_wall(parse_wall(arrives), times_in, w, reader) <= w.back_end().replace(tzinfo=None)
+        return start <= _home_wall(parse_wall(departs), times_in, w, reader) < end
+    return _home_wall(parse_wall(arrives), times_in, w, reader) <= back
 
 
 @dataclass(frozen=True)
@@ -230,6 +258,12 @@ class Slips:
         """The slips of a policy that falls for ``traps`` (the naive agent: every one it meets)."""
         return cls(**{flag: True for trap, flag in SLIP_OF.items() if trap in traps})
 
+    @property
+    def in_hotels(self) -> Slips:
+        """The slips that bear on choosing a hotel (the flight slips dropped): plans that differ
+        only in how they read flights share one ranking of the hotels."""
+        return replace(self, bag_blind=False, zone_naive=False, dst_ignorant=False)
+
 
 SLIP_OF: dict[str, str] = {
     "FA-POL-002": "bag_blind", "FA-TIM-001": "zone_naive", "FA-TIM-002": "dst_ignorant",
@@ -239,10 +273,14 @@ SLIP_OF: dict[str, str] = {
 """Each weekend trap, and the one slip that falls for it."""
 
 
-@dataclass(frozen=True, order=True)
-class Option:
+class Option(NamedTuple):
     """One way to house the party: ``seen`` is the price as the policy perceives it (in
-    the party's major units), ``charged`` what the party would actually pay (minor units)."""
+    the party's major units), ``charged`` what the party would actually pay (minor units).
+
+    Options are ordered by their fields in turn, cheapest as perceived first. A tuple, not a
+    dataclass: a Hard build makes a few thousand and compares them all, and a tuple is made
+    and compared in C (the dataclass's ``__init__`` and ``__lt__`` were a third of ranking).
+    """
 
     seen: Decimal
     hotel_id: str
@@ -255,37 +293,44 @@ class Option:
     """The room charges alone, converted: what a bill that leaves out taxes and fees seems to be."""
 
 
-_RANK = operator.attrgetter(*(f.name for f in fields(Option)))
-"""`Option`'s own order (its fields in turn) as a sort key: comparing the dataclasses pair by pair
-through their generated ``__lt__`` was a third of ranking a Hard world's hotels."""
+def hotel_options(
+    h: Hotel, party: int, adults: int, currency: str, rates: Mapping[str, int], slips: Slips = Slips(),
+) -> list[Option]:
+    """Every booking in one hotel that seems to house the party, in the hotel's room order.
+
+    ``rates`` maps each hotel currency to its rate into ``currency`` (× 10^6).
+    """
+    if not slips.cancel_blind and not free_to_cancel(h):
+        return []
+    guests = adults if slips.adults_only else party
+    rate = rates[h.currency]
+    out = []
+    for room in h.rooms:
+        rooms = -(-guests // room.sleeps)
+        if rooms > room.available:
+            continue
+        local = stay_cost(h, room, rooms, guests)
+        charged = convert(local, h.currency, currency, rate)
+        headline_local = stay_cost(h, room, rooms, guests, headline_only=True)
+        headline = convert(headline_local, h.currency, currency, rate)
+        seen_local = headline_local if slips.headline_only else local
+        if slips.nominal:
+            seen = Decimal(seen_local).scaleb(-minor_digits(h.currency))
+        else:
+            seen_minor = headline if slips.headline_only else charged
+            seen = Decimal(seen_minor).scaleb(-minor_digits(currency))
+        out.append(Option(seen, h.hotel_id, room.code, rooms, guests, local, charged, headline))
+    return out
 
 
 def rank_options(
     hotels: Sequence[Hotel], party: int, adults: int, currency: str, rates: Mapping[str, int],
     slips: Slips = Slips(),
 ) -> list[Option]:
-    """Every booking that seems to house the party, cheapest as perceived first.
+    """Every booking that seems to house the party, cheapest as perceived first."""
+    return sorted(o for h in hotels for o in hotel_options(h, party, adults, currency, rates, slips))
 
-    ``rates`` maps each hotel currency to its rate into ``currency`` (× 10^6).
-    """
-    guests = adults if slips.adults_only else party
-    out = []
-    for h in hotels:
-        if not slips.cancel_blind and not free_to_cancel(h):
-            continue
-        for room in h.rooms:
-            rooms = -(-guests // room.sleeps)
-            if rooms > room.available:
-                continue
-            local = stay_cost(h, room, rooms, guests)
-            charged = convert(local, h.currency, currency, rates[h.currency])
-            headline_local = stay_cost(h, room, rooms, guests, headline_only=True)
-            headline = convert(headline_local, h.currency, currency, rates[h.currency])
-            seen_local = headline_local if slips.headline_only else local
-            if slips.nominal:
-                seen = Decimal(seen_local).scaleb(-minor_digits(h.currency))
-            else:
-                seen_minor = headline if slips.headline_only else charged
-                seen = Decimal(seen_minor).scaleb(-minor_digits(currency))
-            out.append(Option(seen, h.hotel_id, room.code, rooms, guests, local, charged, headline))
-    return sorted(out, key=_RANK)
+
+def cheapest(options: Iterable[Option]) -> Option | None:
+    """The first of ``options`` in `rank_options`' order (the earliest of equals), without sorting them all."""
+    return min(options, default=None)

@@ -40,6 +40,10 @@ VERSIONS: dict[str, TaskParams[Size]] = {
 }
 """What each task version means for the weekend job (no tool is forbidden here)."""
 
+_FULL_NAMES = tuple((f, s) for f in FIRST_NAMES for s in LAST_NAMES)
+"""Every (first, last) name pair a traveller can have, in the order `make_party` samples them
+(made once: a party draws a few from the whole list)."""
+
 
 def _offset(moment: datetime, zone_name: str) -> timedelta:
     off = moment.astimezone(zone(zone_name)).utcoffset()
@@ -120,7 +124,7 @@ def make_party(rng: random.Random, tier: str) -> Party:
     children = rng.randint(1 if tier == "hard-v3" else 0, 2)
     if adults + children < 2:
         adults = 2
-    names = rng.sample([(f, s) for f in FIRST_NAMES for s in LAST_NAMES], adults + children)
+    names = rng.sample(_FULL_NAMES, adults + children)
     bags = [rng.random() < 0.4 for _ in names]
     bags[rng.randrange(len(bags))] = True
     people = []
