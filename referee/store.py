@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint
+from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint, insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import registry
@@ -64,20 +65,25 @@ class BoutRow(StoreBase, table=True):
 
 
 def row_from_record(record: BoutRecord) -> BoutRow:
+    return BoutRow(**_bout_values(record))
+
+
+def _bout_values(record: BoutRecord) -> dict[str, Any]:
+    """A finished bout's `BoutRow` columns."""
     v = record.verdict
-    return BoutRow(
-        bout_id=record.bout_id, season=record.spec.season, agent=record.spec.agent,
-        job=record.spec.job, variant=record.variant, task_version=record.task_version_name,
-        rules_version=record.spec.rules_version, seed=record.spec.seed, attempt=record.spec.attempt,
-        passed=v.passed, score_bp=v.score_bp, traps_planted=";".join(v.traps_planted),
-        traps_sprung=";".join(v.traps_sprung),
-        traps_avoided=";".join(t for t, s in v.traps.items() if s == "avoided"),
-        turns=record.turns, tool_calls=record.tool_calls, tokens=record.tokens,
-        started_at=record.started_at, finished_at=record.finished_at,
-        log_sha256=record.log_sha256, key_id=record.key_id, envelope=record.envelope,
-        cost_micro_usd=record.cost_micro_usd, planned_attempts=record.spec.planned_attempts,
-        agent_name=record.agent_name, agent_version=record.agent_version,
-    )
+    return {
+        "bout_id": record.bout_id, "season": record.spec.season, "agent": record.spec.agent,
+        "job": record.spec.job, "variant": record.variant, "task_version": record.task_version_name,
+        "rules_version": record.spec.rules_version, "seed": record.spec.seed, "attempt": record.spec.attempt,
+        "passed": v.passed, "score_bp": v.score_bp, "traps_planted": ";".join(v.traps_planted),
+        "traps_sprung": ";".join(v.traps_sprung),
+        "traps_avoided": ";".join(t for t, s in v.traps.items() if s == "avoided"),
+        "turns": record.turns, "tool_calls": record.tool_calls, "tokens": record.tokens,
+        "started_at": record.started_at, "finished_at": record.finished_at,
+        "log_sha256": record.log_sha256, "key_id": record.key_id, "envelope": record.envelope,
+        "cost_micro_usd": record.cost_micro_usd, "planned_attempts": record.spec.planned_attempts,
+        "agent_name": record.agent_name, "agent_version": record.agent_version,
+    }
 
 
 class PausedRow(StoreBase, table=True):
@@ -189,10 +195,12 @@ class Store:
 
     def add(self, records: Iterable[BoutRecord]) -> int:
         """Store finished bouts in one transaction (no longer paused, if they were); returns how many."""
-        rows = [row_from_record(r) for r in records]
-        with Session(self.engine) as session:
-            session.add_all(rows)
-            session.exec(delete(PausedRow).where(col(PausedRow.bout_id).in_([r.bout_id for r in rows])))
+        rows = [_bout_values(r) for r in records]
+        if not rows:
+            return 0
+        with Session(self.engine) as session:  # one INSERT of many rows: the ORM's unit of work cost more than the rows
+            session.execute(insert(BoutRow), rows)
+            session.exec(delete(PausedRow).where(col(PausedRow.bout_id).in_([r["bout_id"] for r in rows])))
             session.commit()
         return len(rows)
 
