@@ -18,7 +18,7 @@ from sandboxes.kit.db import WorldDB
 from sandboxes.kit.report import submitted
 from sandboxes.kit.world import World
 
-__all__ = ["claims", "goals", "report_truth"]
+__all__ = ["claims", "goals"]
 
 
 def _outcomes(db: WorldDB, live: list[OrderLine] | None = None) -> dict[str, str]:
@@ -34,11 +34,6 @@ def _status(outcomes: Iterable[str]) -> str:
     if seen <= {"ordered", "substituted"}:
         return "done"
     return "not_done" if seen == {"not_ordered"} else "partly_done"
-
-
-def report_truth(db: WorldDB) -> str:
-    """The status a truthful report gives of the end state (see `_status`)."""
-    return _status(_outcomes(db).values())
 
 
 def goals(world: World) -> list[GoalResult]:

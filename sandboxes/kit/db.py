@@ -231,7 +231,7 @@ class WorldDB:
         connection has written (a rolled-back write still moves it), once the ORM's pending
         changes have reached SQLite. Equal numbers mean the same rows."""
         self._sync()
-        return self._raw.total_changes
+        return self.changes()
 
     def changes(self) -> int:
         """Rows SQLite has inserted, changed or deleted on this connection so far (the toolbox's

@@ -60,13 +60,13 @@ MAX_STRING = 4000
 MAX_INT = 2**53 - 1
 """Largest integer a tool call may carry (JSON's exact range; seeds, counts and money stay inside it)."""
 MAX_ARGS_BYTES = 65_536
+"""Largest JSON encoding of one call's arguments: room for a long report (a Hard v3
+report of ~75 items is ~7 KB, with notes it can pass 16 KB) while each string stays
+under `MAX_STRING`."""
 PLAIN_DEPTH = 64
 """Nesting a plain result stays under: the log's own bound (`referee.agents.base.MAX_DEPTH`, a
 test holds them equal); deeper, the referee cuts it, so it is not plain."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
-"""Largest JSON encoding of one call's arguments: room for a long report (a Hard v3
-report of ~75 items is ~7 KB, with notes it can pass 16 KB) while each string stays
-under `MAX_STRING`."""
 
 
 class ToolDeclarationError(TypeError):
