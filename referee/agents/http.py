@@ -18,6 +18,7 @@ never a raw exception text or a header.
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
 import functools
 import json
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import httpcore
 import httpx
 import orjson
 
@@ -103,6 +105,9 @@ class Transport:
     Each bout opens its own small connection pool rather than sharing one: httpcore's
     pool does work proportional to its connections times its waiting requests on every
     request, and one pool for 64 bouts spent most of a run's CPU on that bookkeeping.
+    The pool is httpcore's own, without httpx's client around it (ADR 0033): one JSON POST
+    needs none of its cookies, redirects, auth flows or response models, which cost more
+    CPU than the wire itself.
     """
 
     retry: Retry = field(default_factory=Retry)
@@ -115,14 +120,18 @@ class Transport:
     Every other request of the run to that provider then fails at once (the bouts pause for
     `arena resume`) instead of each waiting out its own retries against a closed port."""
 
-    def client(self) -> httpx.AsyncClient:
-        """A new client for one bout. trust_env=False: no proxy, .netrc credentials or CA file
-        from the environment."""
+    def client(self) -> httpcore.AsyncConnectionPool:
+        """A new connection pool for one bout. Nothing is read from the environment: no proxy,
+        .netrc credentials or CA file (certifi's bundle, as httpx would load it)."""
         if self._tls is None:
             self._tls = httpx.create_ssl_context(trust_env=False)
-        return httpx.AsyncClient(trust_env=False, verify=self._tls,
-                                 timeout=httpx.Timeout(self.retry.timeout, connect=15.0),
-                                 limits=httpx.Limits(max_connections=4, max_keepalive_connections=2))
+        return httpcore.AsyncConnectionPool(ssl_context=self._tls, max_connections=4,
+                                            max_keepalive_connections=2, keepalive_expiry=5.0)
+
+    def timeouts(self) -> dict[str, float]:
+        """httpcore's per-request timeouts: 15 s to connect, the retry policy's for the rest."""
+        t = self.retry.timeout
+        return {"connect": 15.0, "read": t, "write": t, "pool": t}
 
     def limit(self, provider: str) -> RateLimit | None:
         if self.rate is None:
@@ -163,25 +172,62 @@ def retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def _message(response: httpx.Response, secret: str) -> str:
+_WIRE_ERRORS = (httpcore.NetworkError, httpcore.TimeoutException, httpcore.ProtocolError,
+                httpcore.UnsupportedProtocol, httpcore.ProxyError)
+"""What httpcore raises for a refused, dropped, timed-out or cut-short exchange: httpx's
+``TransportError`` without httpx."""
+
+
+def _header(response: httpcore.Response, name: bytes) -> str | None:
+    for key, value in response.headers:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _message(response: httpcore.Response, secret: str) -> str:
     """The provider's own error message, short and without the key."""
+    text = response.content.decode("utf-8", "replace")
     try:
-        body = response.json()
+        body = json.loads(text)
         error = body.get("error", body) if isinstance(body, dict) else body
         text = error.get("message", "") if isinstance(error, dict) else str(error)
     except (ValueError, AttributeError):
-        text = response.text
+        pass
     return redact(" ".join(str(text).split())[:200], secret)
 
 
+@dataclass(frozen=True)
+class _Target:
+    host: str
+    url: httpcore.URL
+    basic: bytes | None
+
+
 @functools.lru_cache(maxsize=64)
-def _host(url: str) -> str:
-    """The host a URL names, for messages (parsed once per provider URL, not per request)."""
-    return httpx.URL(url).host
+def _target(url: str) -> _Target:
+    """A provider URL parsed once, not per request: its host (for messages) and the URL httpcore
+    is given. Credentials in the URL become Basic auth, as httpx would send them."""
+    parsed = httpx.URL(url)
+    basic = None
+    if parsed.username or parsed.password:
+        basic = b"Basic " + base64.b64encode(f"{parsed.username}:{parsed.password}".encode())
+    return _Target(parsed.host, httpcore.URL(scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port,
+                                             target=parsed.raw_path), basic)
+
+
+def _headers(target: _Target, headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """The request's headers as httpx would merge them: defaults, the provider's, then URL auth."""
+    wire = {b"accept": b"application/json", b"user-agent": b"forge-arena"}
+    wire.update((name.lower().encode("ascii"), value.encode("ascii")) for name, value in headers.items())
+    if target.basic is not None:
+        wire[b"authorization"] = target.basic
+    wire[b"content-type"] = b"application/json"
+    return list(wire.items())
 
 
 async def post_json(
-    transport: Transport, client: httpx.AsyncClient, provider: str, url: str, headers: dict[str, str],
+    transport: Transport, client: httpcore.AsyncConnectionPool, provider: str, url: str, headers: dict[str, str],
     body: dict[str, Any], secret: str,
 ) -> dict[str, Any]:
     """POST ``body`` and return the JSON object answered, retrying what is worth retrying.
@@ -191,12 +237,14 @@ async def post_json(
         ProviderDown: transient failures past every retry.
         ProviderError: any other refusal (401, 400, ...), or an answer that is not a JSON object.
     """
-    host = _host(url)
+    target = _target(url)
+    host = target.host
     retry = transport.retry
     # Written once for every try, by orjson: a conversation grows with each turn, and httpx's
     # stdlib encoding of it was a tenth of a request's CPU.
     content = orjson.dumps(body)
-    headers = {**headers, "content-type": "application/json"}
+    wire = _headers(target, headers)
+    timeouts = transport.timeouts()
     limit = transport.limit(provider)
     failure = ""
     unreachable = True
@@ -211,27 +259,29 @@ async def post_json(
         if transport.shared is not None:
             await transport.shared.wait(provider)
         try:
-            response = await client.post(url, content=content, headers=headers)
-        except httpx.TransportError as err:  # refused, dropped, timed out, cut short
+            response = await client.request(b"POST", target.url, headers=wire, content=content,
+                                            extensions={"timeout": timeouts})
+        except _WIRE_ERRORS as err:  # refused, dropped, timed out, cut short
             failure = f"{type(err).__name__} talking to {host}"
-            unreachable = unreachable and isinstance(err, httpx.ConnectError)
+            unreachable = unreachable and isinstance(err, httpcore.ConnectError)
             continue
         unreachable = False
-        if response.status_code == 429:
-            after = retry_after(response.headers.get("retry-after"))
+        status = response.status
+        if status == 429:
+            after = retry_after(_header(response, b"retry-after"))
             if transport.shared is not None:
                 backoff = min(retry.max_delay, retry.base_delay * 2**attempt)
                 transport.shared.slow(provider, after if after is not None else backoff)
             raise RateLimited(f"{provider}: {host} rate-limited the request (429): {_message(response, secret)}",
                               after)
-        if response.status_code in _TRANSIENT:
-            failure = f"{host} answered {response.status_code}: {_message(response, secret)}"
+        if status in _TRANSIENT:
+            failure = f"{host} answered {status}: {_message(response, secret)}"
             continue
-        if response.status_code in (401, 403):
-            raise KeyRefused(f"{provider}: {host} refused the API key ({response.status_code}): "
+        if status in (401, 403):
+            raise KeyRefused(f"{provider}: {host} refused the API key ({status}): "
                              f"{_message(response, secret)}")
-        if response.status_code >= 400:
-            raise ProviderError(f"{provider}: {host} refused the request ({response.status_code}): "
+        if status >= 400:
+            raise ProviderError(f"{provider}: {host} refused the request ({status}): "
                                 f"{_message(response, secret)}")
         try:
             # A complete body with bytes that are not UTF-8 is what the model wrote (a server

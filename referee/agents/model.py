@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import httpcore
 import httpx
 
 from referee.agents.base import CUT_OFF, Exchange, Turn, Usage, loggable
@@ -68,7 +69,7 @@ class ModelAgentBase:
         self._key = api_key
         self._url = base_url.rstrip("/") + self.path
         self._transport = transport
-        self._client: httpx.AsyncClient | None = None
+        self._client: httpcore.AsyncConnectionPool | None = None
         self.params: dict[str, Any] = {
             "provider": self.provider, "model": model, "base_url": public_url(base_url),
             "temperature": temperature, "max_tokens": max_tokens, "seed": seed,

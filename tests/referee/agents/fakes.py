@@ -260,11 +260,12 @@ def _handler(fake: FakeProvider | Canned) -> type[BaseHTTPRequestHandler]:
 @dataclass
 class Canned:
     """A loopback server answering from a list: (status, headers, body bytes), DROP to hang up,
-    or a body cut short with ``{"x-truncate": "1"}``. Records every request body and header."""
+    or a body cut short with ``{"x-truncate": "1"}``. Records every request body, header and path."""
 
     answers: list[tuple[int, dict[str, str], bytes]]
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     faults: Fault | None = None
@@ -278,6 +279,7 @@ class Canned:
         with self.lock:
             self.bodies.append(body)
             self.headers.append(headers)
+            self.paths.append(path)
             self.times.append(time.monotonic())
             if not self.answers:
                 return _json(500, {"error": {"message": "no more canned answers"}})

@@ -115,3 +115,19 @@ def test_an_answer_that_is_not_utf8_is_read_not_retried() -> None:
     body = b'{"say": "caf\xe9 \xff"}'
     with Canned([(200, {"content-type": "application/json"}, body), GOOD]).running() as server:
         assert post(server) == {"say": "caf\ufffd \ufffd"} and len(server.bodies) == 1
+
+
+def test_the_request_carries_the_providers_headers_and_url_credentials_as_basic_auth() -> None:
+    async def go(url: str, headers: dict[str, str]) -> None:
+        wire = Transport(retry=FAST)
+        async with wire.client() as client:
+            assert await post_json(wire, client, "openai", url, headers, {"q": 1}, KEY) == {"fine": True}
+
+    with Canned([GOOD, GOOD]).running() as server:
+        asyncio.run(go(server.url + "/v1/x?api-version=2", {"Authorization": f"Bearer {KEY}", "X-Extra": "1"}))
+        sent = server.headers[0]
+        assert sent["authorization"] == f"Bearer {KEY}" and sent["x-extra"] == "1"
+        assert sent["content-type"] == "application/json" and sent["host"] == server.url.removeprefix("http://")
+        assert server.paths[0] == "/v1/x?api-version=2"
+        asyncio.run(go(server.url.replace("http://", "http://user:pw@") + "/v1/x", {"Authorization": "Bearer k"}))
+        assert server.headers[1]["authorization"] == "Basic dXNlcjpwdw=="  # as httpx sends URL credentials
