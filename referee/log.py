@@ -15,7 +15,6 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import CoreConfig, SchemaValidator
 
+from referee import groupsync
 from referee.canonical import canonical_bytes, plain_bytes, plain_dumps, plain_loads, sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 from referee.events import BodyEvent, Event, HeaderEvent, ModelTurn, ResultEvent, Usage, validate_event
@@ -97,11 +97,11 @@ class LogWriter:
     async def append_async(self, type_: EventType, data: dict[str, Any], *, plain: bool = False) -> int:
         """`append` for the bout loop: the same promise (with ``sync_each`` the event is on
         disk before this returns, so the bout goes no further until it is), but the fsync
-        runs in a thread, so other bouts on the event loop go on meanwhile instead of all
-        waiting for this one's disk."""
+        runs on the group-commit thread (`referee.groupsync`), so other bouts on the event
+        loop go on meanwhile instead of all waiting for this one's disk."""
         seq = self._write(type_, data, plain)
         if self.sync_each and self._fd is not None:
-            await asyncio.to_thread(os.fsync, self._fd)
+            await groupsync.sync(self._fd)
         return seq
 
     def _write(self, type_: EventType, data: dict[str, Any], plain: bool = False) -> int:

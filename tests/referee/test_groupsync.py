@@ -1,0 +1,104 @@
+"""Group commit: each waiting bout is released only by an fsync of its own file begun after its write."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from referee import groupsync
+from referee.log import LogWriter, read_working_log
+from tests.referee.shapes import header
+
+TOOL = {"name": "get_order", "args": {"order_id": "O-1"}, "mutates": False, "forbidden": False, "ok": True,
+        "result": {}}
+
+
+def test_many_writers_on_one_loop_each_wait_for_an_fsync_of_their_own_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    synced: list[tuple[int, int]] = []  # (fd, bytes in the file when its fsync began)
+    real = os.fsync
+
+    def watched(fd: int) -> None:
+        synced.append((fd, os.fstat(fd).st_size))
+        real(fd)
+
+    monkeypatch.setattr(groupsync.os, "fsync", watched)
+
+    async def bout(n: int) -> tuple[int, list[int]]:
+        writer = LogWriter(path=tmp_path / f"{n}.jsonl", sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+        assert writer._fd is not None
+        sizes = []
+        for i in range(5):
+            await writer.append_async(*(("bout.header", header()) if i == 0 else ("tool", {"call": i - 1, **TOOL})))
+            sizes.append(os.fstat(writer._fd).st_size)
+            # released only once an fsync of this file covered everything written so far
+            assert any(fd == writer._fd and size >= sizes[-1] for fd, size in synced)
+        fd = writer._fd
+        writer.close()
+        return fd, sizes
+
+    async def run() -> list[tuple[int, list[int]]]:
+        return await asyncio.wait_for(asyncio.gather(*(bout(n) for n in range(40))), 30)
+
+    results = asyncio.run(run())
+    for n in range(40):
+        assert len(read_working_log(tmp_path / f"{n}.jsonl")) == 5
+    assert len(results) == 40 and len(synced) <= 40 * 6  # never more than one per event, and the close
+
+
+def test_a_failed_fsync_reaches_the_bout_that_waited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(groupsync.os, "fsync", broken)
+    writer = LogWriter(path=tmp_path / "w.jsonl", sync_each=True)
+    with pytest.raises(OSError, match="Input/output error"):
+        asyncio.run(writer.append_async("bout.header", header()))
+
+
+def test_a_cancelled_waiter_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    real = os.fsync
+
+    def slow(fd: int) -> None:
+        gate.wait(5)
+        real(fd)
+
+    monkeypatch.setattr(groupsync.os, "fsync", slow)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+
+    async def go() -> None:
+        cancelled = asyncio.ensure_future(groupsync.sync(fd))
+        kept = asyncio.ensure_future(groupsync.sync(fd))
+        await asyncio.sleep(0.01)
+        cancelled.cancel()
+        gate.set()
+        await asyncio.wait_for(kept, 5)
+        assert cancelled.cancelled()
+
+    asyncio.run(go())
+    os.close(fd)
+
+
+def _child_syncs(path: str, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    asyncio.run(asyncio.wait_for(groupsync.sync(fd), 10))
+    out.put("synced")
+
+
+def test_a_forked_child_syncs_with_a_thread_of_its_own(tmp_path: Path) -> None:
+    fd = os.open(tmp_path / "parent", os.O_WRONLY | os.O_CREAT)
+    asyncio.run(groupsync.sync(fd))  # the parent's thread is running (it idles a while)
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    child = context.Process(target=_child_syncs, args=(str(tmp_path / "child"), out))
+    child.start()
+    child.join(20)
+    assert child.exitcode == 0 and out.get(timeout=1) == "synced"
+    os.close(fd)
