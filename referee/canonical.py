@@ -118,18 +118,38 @@ def canonical_bytes(obj: Any) -> bytes:
 
 
 class _NotPlain(ValueError):
-    """Outside the plain subset (a float, an integer beyond ±(2^53−1), a key out of order, a
-    character at or above U+E000), so the strict path decides."""
+    """Outside what the fast reader may vouch for (a float orjson spells unlike JCS, an integer
+    beyond ±(2^53−1), a key out of order, a character at or above U+E000), so the strict path
+    decides."""
 
 
 _HIGH = bytes(1 if b >= 0xEE else 0 for b in range(256))
 """Marks the bytes that start a UTF-8 character at or above U+E000, where UTF-16 order parts
 from code point order."""
 
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_ORJSON_FLOATS = orjson.dumps([1.0, -0.0, 1e16, 1e-7, 1e21, 0.5, 123.25]) == b"[1.0,-0.0,1e+16,1e-7,1e+21,0.5,123.25]"
+"""orjson spells floats as the screen below expects; with any other orjson every value is walked."""
+
+
+def _may_differ_from_jcs(data: bytes) -> bool:
+    """Whether ``data``, read as orjson's own output, may hold a float that orjson spells unlike
+    JCS: one with an exponent (orjson ``1e+16``, ``1e-6``, where JCS writes ``10000000000000000``,
+    ``0.000001``) or an integral one (``1.0``, JCS ``1``). Every other float orjson writes, shortest
+    round-trip digits in plain decimal, is JCS's spelling too (a test checks it on many floats), so
+    a log holding ``0.5`` needs no walk. The bytes are screened without telling strings apart: a
+    hit inside a string ("v2.0, out", "9e-3") only means the value is walked for floats as before.
+    """
+    if b".0" in data and (b".0," in data or b".0]" in data or b".0}" in data or data.endswith(b".0")):
+        return True
+    if b"e+" in data or b"e-" in data:  # orjson always signs an exponent
+        skeleton = data.translate(_DIGITS_AS_ZERO)
+        return b"0e+" in skeleton or b"0e-" in skeleton
+    return False
+
 
 def _has_float(value: Any) -> bool:
-    """Whether a value orjson read holds a float anywhere: the one thing its sorted output being
-    the input's bytes does not rule out (orjson spells some floats as JCS does not: ``1.0``)."""
+    """Whether a value orjson read holds a float anywhere."""
     stack = [value]
     for item in stack:  # the list grows as containers are met; no recursion limit
         kind = item.__class__
@@ -148,13 +168,13 @@ def plain_loads(data: bytes) -> Any:
     of it gives back exactly ``data`` (or, for a document read in parts, each part's bytes).
 
     Raises:
-        ValueError: not JSON, NaN/Infinity, a character at or above U+E000, a float, nesting
-            too deep: the strict path decides.
+        ValueError: not JSON, NaN/Infinity, a character at or above U+E000, a float orjson may
+            spell unlike JCS, nesting too deep: the strict path decides.
     """
     if not data.isascii() and b"\x01" in data.translate(_HIGH):
         raise _NotPlain("a character at or above U+E000")
     value = orjson.loads(data)
-    if _has_float(value):
+    if (not _ORJSON_FLOATS or _may_differ_from_jcs(data)) and _has_float(value):
         raise _NotPlain("a float")
     return value
 
@@ -167,11 +187,11 @@ def plain_dumps(value: Any) -> bytes | None:
     and ``strict_loads(data)`` is this value", without re-encoding through ``rfc8785``:
     equal bytes are orjson's sorted, compact output, so ``data`` has no whitespace, no other
     spelling of a number or a string, and one member per key (orjson keeps one of duplicate
-    keys, and would write one). `plain_loads` found no float, and orjson refuses to write an
-    integer beyond ±(2^53−1). Keys come out in code-point order, which is JCS's UTF-16 order
-    below U+E000 (`plain_loads` found nothing above), and strings are escaped as JCS does (a
-    test checks every code point). A lone surrogate cannot come from UTF-8, and orjson refuses
-    an escaped one.
+    keys, and would write one). `plain_loads` found no float that orjson spells unlike JCS,
+    and orjson refuses to write an integer beyond ±(2^53−1). Keys come out in code-point
+    order, which is JCS's UTF-16 order below U+E000 (`plain_loads` found nothing above), and
+    strings are escaped as JCS does (a test checks every code point). A lone surrogate cannot
+    come from UTF-8, and orjson refuses an escaped one.
     """
     try:
         return orjson.dumps(value, option=_ORJSON)

@@ -195,6 +195,9 @@ def _strict_read(data: bytes) -> tuple[bool, Any]:
     # a float orjson spells differently from JCS, after each thing a value can follow in compact JSON
     b"1.0", b"[true,1.0]", b"[false,1e16]", b"[null,1.0]", b"[[],1.0]", b"[{},-1.0]", b'["a",1.0]', b"[1,1.0]",
     b'{"a":1.0}', b'{"a":[1e16]}', b'{"a":"00:00.5","b":1.0}', b'{"a":"x","b":[2,3.0]}',
+    # floats orjson and JCS spell alike, and others beside text that looks like them
+    b"[0.5]", b"[123.25]", b"[1.5e-7]", b"[1e-7]", b"[1e+21]", b'{"a":"v1.0,","b":0.5}', b'{"a":"9e-3","b":1e-6}',
+    b"[-0.0]", b"0.5", b'{"a":0.1,"b":[1.0]}',
 ])
 def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(data: bytes) -> None:
     fast_ok, fast_value = _plain_read(data)
@@ -207,8 +210,57 @@ def test_the_fast_reader_takes_the_common_case() -> None:
     assert _plain_read(b'{"a":[1,-2,"\\n",true,null],"b":"\xc3\xa9"}') == (True, {"a": [1, -2, "\n", True, None],
                                                                                  "b": "é"})
     assert _plain_read(b"[9007199254740991,-9007199254740991]")[0]
-    for data in (b"[1.5]", b'{"a":1,"a":1}', b"[9007199254740992]", '{"\ufb33":2}'.encode(), b'{"b":1,"a":2}'):
+    for data in (b"[1.0]", b"[1e+16]", b'{"a":1,"a":1}', b"[9007199254740992]", '{"\ufb33":2}'.encode(),
+                 b'{"b":1,"a":2}'):
         assert not _plain_read(data)[0]  # the strict path decides these
+    assert _plain_read(b'{"a":[0.5,-123.25]}') == (True, {"a": [0.5, -123.25]})  # JCS spells these as orjson does
+
+
+def test_every_float_orjson_spells_without_an_exponent_or_a_trailing_zero_is_spelled_as_jcs_spells_it() -> None:
+    """What lets the fast reader skip its walk for floats unless the bytes show an exponent or ``.0``."""
+    import random
+    import struct
+
+    import orjson
+
+    from referee.canonical import _may_differ_from_jcs
+
+    rng = random.Random(17)
+    floats = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(40_000)]
+    floats += [sign * m * 10.0**e for e in range(-25, 25) for m in (1, 1.5, 9.99, 1.2345678901234567)
+               for sign in (1, -1)]
+    floats += [rng.uniform(-1e6, 1e6) for _ in range(20_000)]
+    floats += [round(rng.uniform(-1e4, 1e4), rng.randint(0, 6)) for _ in range(20_000)]
+    screened = 0
+    for x in filter(math.isfinite, floats):
+        spelled = orjson.dumps(x)
+        if not _may_differ_from_jcs(b'{"a":[%b]}' % spelled):
+            assert spelled == rfc8785.dumps(x), x
+            screened += 1
+        else:
+            assert b"e" in spelled or spelled.endswith(b".0")
+    assert screened > 30_000  # most floats pass the screen, so the check above is not empty
+
+
+_with_floats = st.recursive(
+    st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**6, 10**6) | st.text(max_size=6)
+    | st.sampled_from([0.5, 1.0, -0.0, 1e16, 1e-7, 2.5e-6, "1.0,", "9e-3"]),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=4), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_with_floats)
+def test_the_fast_reader_agrees_with_the_strict_one_on_values_holding_floats(value: Any) -> None:
+    import orjson
+
+    for data in (orjson.dumps(value, option=orjson.OPT_SORT_KEYS), rfc8785.dumps(value)):
+        fast_ok, fast_value = _plain_read(data)
+        strict_ok, strict_value = _strict_read(data)
+        if fast_ok:
+            assert strict_ok and strict_value == fast_value
 
 
 @settings(max_examples=400, deadline=None)

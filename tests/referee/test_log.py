@@ -115,7 +115,10 @@ def test_the_fast_reader_and_the_strict_path_agree(change: str) -> None:
 @pytest.mark.parametrize(("changes", "fast"), [
     ({"brief": "Zähle bis drei — €5"}, True),
     ({"brief": "\U0001f600 \ufb33"}, False),  # at or above U+E000: UTF-16 order may differ
-    ({"model": {"temperature": 0.5}}, False),  # a float
+    ({"model": {"temperature": 0.5}}, True),  # a float JCS and orjson spell alike
+    ({"model": {"temperature": 1.0}}, True),  # JCS writes 1, read back as the integer
+    ({"model": {"temperature": 1.5e-7}}, False),  # an exponent: the strict path decides
+    ({"model": {"top_p": 1e-7}}, False),  # an exponent: the strict path decides
     ({"seed": 2**53 - 1}, True),  # the largest integer JCS holds exactly: read fast, as strictly
     ({"model": {"b": 1, "a": {"z": [], "y": None}}}, True),
 ])
