@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import nacl.exceptions
+import pybase64
 from nacl.signing import SigningKey, VerifyKey
 
 from referee.canonical import canonical_bytes, strict_loads
@@ -265,7 +266,9 @@ def _ring_of(public_keys: Iterable[bytes]) -> Keyring:
 
 
 def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+    # pybase64 (SIMD) spells standard padded base64 as the stdlib does, at a fortieth of its time
+    # on a log's 35 KB (ADR 0036).
+    return pybase64.b64encode(data).decode("ascii")
 
 
 def sign_envelope(key: ArenaKey, payload: bytes, payload_type: str = PAYLOAD_TYPE) -> dict[str, Any]:
@@ -382,9 +385,10 @@ def _open_canonical(data: bytes, keyring: Keyring, payload_type: str) -> Opened 
 
     Accepts only what `open_envelope` accepts, with the same result: the frame with these
     fields *is* `_canonical_envelope` of them (the type, keyid and base64 need no escaping),
-    base64 is standard and padded (``strict_mode``) with no spare bits set (the padded last
-    group encodes back to the same text; every full group of four characters is the only
-    spelling of its three bytes), the key is one we hold and the signature checks.
+    and each base64 text is the standard padded encoding of the bytes it decodes to (encoded
+    again and compared, so no other spelling of the same bytes passes), the key is one we hold
+    and the signature checks. pybase64 does both directions (ADR 0036): the stdlib's took a
+    seventh of a Normal log's verification.
     """
     if not data.startswith(_ENVELOPE_HEAD):
         return None
@@ -394,14 +398,11 @@ def _open_canonical(data: bytes, keyring: Keyring, payload_type: str) -> Opened 
         return None
     text = data[len(_ENVELOPE_HEAD):end]
     try:
-        payload = binascii.a2b_base64(text, strict_mode=True)
-        signature = binascii.a2b_base64(tail[3], strict_mode=True)
-    except binascii.Error:
+        payload = pybase64.b64decode(text, validate=True)
+        signature = pybase64.b64decode(tail[3], validate=True)
+    except (binascii.Error, ValueError):
         return None
-    spare = len(payload) % 3  # only a padded last group can spell its bytes two ways (spare bits)
-    if spare and binascii.b2a_base64(payload[-spare:], newline=False) != text[-4:]:
-        return None
-    if binascii.b2a_base64(signature, newline=False) != tail[3]:
+    if pybase64.b64encode(payload) != text or pybase64.b64encode(signature) != tail[3]:
         return None
     kid = tail[2].decode("ascii")
     verify_key = keyring.get(kid)
