@@ -127,7 +127,9 @@ _HIGH = bytes(1 if b >= 0xEE else 0 for b in range(256))
 """Marks the bytes that start a UTF-8 character at or above U+E000, where UTF-16 order parts
 from code point order."""
 
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_SKELETON = bytes.maketrans(b"123456789-]}", b"111111111+,,")
+"""`_may_differ_from_jcs` reads every digit but 0 as 1, both signs as + and every end of a value
+as a comma, so that a few scans find every spelling it looks for."""
 _ORJSON_FLOATS = orjson.dumps([1.0, -0.0, 1e16, 1e-7, 1e21, 0.5, 123.25]) == b"[1.0,-0.0,1e+16,1e-7,1e+21,0.5,123.25]"
 """orjson spells floats as the screen below expects; with any other orjson every value is walked."""
 
@@ -138,14 +140,12 @@ def _may_differ_from_jcs(data: bytes) -> bool:
     ``0.000001``) or an integral one (``1.0``, JCS ``1``). Every other float orjson writes, shortest
     round-trip digits in plain decimal, is JCS's spelling too (a test checks it on many floats), so
     a log holding ``0.5`` needs no walk. The bytes are screened without telling strings apart: a
-    hit inside a string ("v2.0, out", "9e-3") only means the value is walked for floats as before.
+    hit inside a string ("v2.0, out", "9e-3", "x1.0}") only means the value is walked as before.
     """
-    if b".0" in data and (b".0," in data or b".0]" in data or b".0}" in data or data.endswith(b".0")):
-        return True
-    if b"e+" in data or b"e-" in data:  # orjson always signs an exponent
-        skeleton = data.translate(_DIGITS_AS_ZERO)
-        return b"0e+" in skeleton or b"0e-" in skeleton
-    return False
+    # The skeleton holds ".0," wherever the bytes hold ".0" then ",", "]" or "}", and "0e+" or
+    # "1e+" wherever they hold a digit, "e" and a sign (orjson always signs an exponent).
+    skeleton = data.translate(_SKELETON)
+    return b".0," in skeleton or b"1e+" in skeleton or b"0e+" in skeleton or data.endswith(b".0")
 
 
 def _has_float(value: Any) -> bool:

@@ -234,11 +234,15 @@ def test_every_float_orjson_spells_without_an_exponent_or_a_trailing_zero_is_spe
     screened = 0
     for x in filter(math.isfinite, floats):
         spelled = orjson.dumps(x)
-        if not _may_differ_from_jcs(b'{"a":[%b]}' % spelled):
-            assert spelled == rfc8785.dumps(x), x
-            screened += 1
+        places = (spelled, b"[%b]" % spelled, b"[%b,1]" % spelled, b'{"a":%b}' % spelled,
+                  b'{"a":[%b],"b":"x"}' % spelled)
+        flagged = {_may_differ_from_jcs(place) for place in places}
+        assert len(flagged) == 1, spelled  # wherever the number stands
+        if b"e" in spelled or spelled.endswith(b".0"):
+            assert flagged == {True}, spelled  # never missed
         else:
-            assert b"e" in spelled or spelled.endswith(b".0")
+            assert flagged == {False} and spelled == rfc8785.dumps(x), x
+            screened += 1
     assert screened > 30_000  # most floats pass the screen, so the check above is not empty
 
 
