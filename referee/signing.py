@@ -369,7 +369,7 @@ def _canonical_envelope(payload: bytes, kind: str, kid: str, signature: bytes) -
     JCS orders the members as written here, and base64 text never needs escaping, so the
     large payload is not serialised (and scanned) again."""
     return b'{"payload":"%b","payloadType":%b,"signatures":[{"keyid":%b,"sig":"%b"}]}' % (
-        base64.b64encode(payload), canonical_bytes(kind), canonical_bytes(kid), base64.b64encode(signature))
+        pybase64.b64encode(payload), canonical_bytes(kind), canonical_bytes(kid), pybase64.b64encode(signature))
 
 
 _ENVELOPE_HEAD = b'{"payload":"'

@@ -216,10 +216,20 @@ def _target(url: str) -> _Target:
                                              target=parsed.raw_path), basic)
 
 
-def _headers(target: _Target, headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
-    """The request's headers as httpx would merge them: defaults, the provider's, then URL auth."""
+def _headers(provider: str, target: _Target, headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """The request's headers as httpx would merge them: defaults, the provider's, then URL auth.
+
+    Raises:
+        KeyRefused: a header (in practice a pasted API key) holds a character HTTP cannot
+            carry; named without its value, and before anything is sent.
+    """
     wire = {b"accept": b"application/json", b"user-agent": b"forge-arena"}
-    wire.update((name.lower().encode("ascii"), value.encode("ascii")) for name, value in headers.items())
+    for name, value in headers.items():
+        try:
+            wire[name.lower().encode("ascii")] = value.encode("ascii")
+        except UnicodeEncodeError:
+            raise KeyRefused(f"{provider}: the {name[:40]!r} header (the API key?) holds a character "
+                             "that is not ASCII, which HTTP headers cannot carry; check the key") from None
     if target.basic is not None:
         wire[b"authorization"] = target.basic
     wire[b"content-type"] = b"application/json"
@@ -243,7 +253,7 @@ async def post_json(
     # Written once for every try, by orjson: a conversation grows with each turn, and httpx's
     # stdlib encoding of it was a tenth of a request's CPU.
     content = orjson.dumps(body)
-    wire = _headers(target, headers)
+    wire = _headers(provider, target, headers)
     timeouts = transport.timeouts()
     limit = transport.limit(provider)
     failure = ""

@@ -134,12 +134,17 @@ def test_sanitized_text_always_canonicalises(text: str) -> None:
     assert strict_loads(canonical_bytes(sanitize_text(text))) == sanitize_text(text)
 
 
-_plain_values = st.recursive(
+def _trees(leaves: st.SearchStrategy[Any], *, width: int, key_size: int, max_leaves: int) -> st.SearchStrategy[Any]:
+    """JSON arrays and objects (ASCII keys) nested over ``leaves``."""
+    return st.recursive(leaves, lambda children: st.lists(children, max_size=width)
+                        | st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=key_size), children,
+                                          max_size=width), max_leaves=max_leaves)
+
+
+_plain_values = _trees(
     st.none() | st.booleans() | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
     | st.text(st.characters(blacklist_categories=("Cs",))),
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=8), children, max_size=5),
-    max_leaves=30,
+    width=5, key_size=8, max_leaves=30,
 )
 
 
@@ -246,12 +251,10 @@ def test_every_float_orjson_spells_without_an_exponent_or_a_trailing_zero_is_spe
     assert screened > 30_000  # most floats pass the screen, so the check above is not empty
 
 
-_with_floats = st.recursive(
+_with_floats = _trees(
     st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**6, 10**6) | st.text(max_size=6)
     | st.sampled_from([0.5, 1.0, -0.0, 1e16, 1e-7, 2.5e-6, "1.0,", "9e-3"]),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=4), children, max_size=4),
-    max_leaves=12,
+    width=4, key_size=4, max_leaves=12,
 )
 
 

@@ -28,7 +28,7 @@ def test_many_writers_on_one_loop_each_wait_for_an_fsync_of_their_own_file(
         synced.append((fd, os.fstat(fd).st_size))
         real(fd)
 
-    monkeypatch.setattr(groupsync.os, "fsync", watched)
+    monkeypatch.setattr(os, "fsync", watched)
 
     async def bout(n: int) -> tuple[int, list[int]]:
         writer = LogWriter(path=tmp_path / f"{n}.jsonl", sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
@@ -56,7 +56,7 @@ def test_a_failed_fsync_reaches_the_bout_that_waited(tmp_path: Path, monkeypatch
     def broken(fd: int) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(groupsync.os, "fsync", broken)
+    monkeypatch.setattr(os, "fsync", broken)
     writer = LogWriter(path=tmp_path / "w.jsonl", sync_each=True)
     with pytest.raises(OSError, match="Input/output error"):
         asyncio.run(writer.append_async("bout.header", header()))
@@ -70,7 +70,7 @@ def test_a_cancelled_waiter_does_not_stop_the_others(tmp_path: Path, monkeypatch
         gate.wait(5)
         real(fd)
 
-    monkeypatch.setattr(groupsync.os, "fsync", slow)
+    monkeypatch.setattr(os, "fsync", slow)
     fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
 
     async def go() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from referee.agents.http import ProviderDown, RateLimit, Retry, Transport, post_json, redact, retry_after
 from referee.agents.model import public_url
-from referee.errors import ProviderError, RateLimited
+from referee.errors import KeyRefused, ProviderError, RateLimited
 from tests.referee.agents.conftest import FAST, KEY
 from tests.referee.agents.fakes import DROP, Canned, canned
 
@@ -131,3 +131,16 @@ def test_the_request_carries_the_providers_headers_and_url_credentials_as_basic_
         assert server.paths[0] == "/v1/x?api-version=2"
         asyncio.run(go(server.url.replace("http://", "http://user:pw@") + "/v1/x", {"Authorization": "Bearer k"}))
         assert server.headers[1]["authorization"] == "Basic dXNlcjpwdw=="  # as httpx sends URL credentials
+
+
+def test_a_key_http_cannot_carry_pauses_the_bout_with_a_clear_error_and_nothing_sent() -> None:
+    pasted = "sk-\u201cquoted\u201d-key"
+
+    async def go(url: str) -> None:
+        wire = Transport(retry=FAST)
+        async with wire.client() as client:
+            await post_json(wire, client, "openai", url, {"authorization": f"Bearer {pasted}"}, {"q": 1}, pasted)
+
+    with Canned([GOOD]).running() as server, pytest.raises(KeyRefused, match="not ASCII") as caught:
+        asyncio.run(go(server.url + "/v1/x"))
+    assert pasted not in str(caught.value) and "quoted" not in str(caught.value) and server.bodies == []
