@@ -34,6 +34,7 @@ import httpcore
 import httpx
 import orjson
 
+from referee.agents.streams import AsyncioBackend
 from referee.errors import KeyRefused, ProviderError, RateLimited
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
 ]
 
 _TRANSIENT = (500, 502, 503, 504, 520, 522, 524, 529)
+_BACKEND = AsyncioBackend()
+"""Connections are opened on asyncio itself, not through anyio (ADR 0037); it holds no state."""
 
 
 class ProviderDown(ProviderError):
@@ -126,7 +129,8 @@ class Transport:
         if self._tls is None:
             self._tls = httpx.create_ssl_context(trust_env=False)
         return httpcore.AsyncConnectionPool(ssl_context=self._tls, max_connections=4,
-                                            max_keepalive_connections=2, keepalive_expiry=5.0)
+                                            max_keepalive_connections=2, keepalive_expiry=5.0,
+                                            network_backend=_BACKEND)
 
     def timeouts(self) -> dict[str, float]:
         """httpcore's per-request timeouts: 15 s to connect, the retry policy's for the rest."""
