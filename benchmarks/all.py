@@ -309,7 +309,8 @@ class Bench:
         latency = 0.2
         print(f"\n== model bouts against a loopback provider answering in {latency * 1e3:.0f} ms (weekend, openai:)")
         port, requests = multiprocessing.Value("i", 0), multiprocessing.Value("l", 0)
-        server = multiprocessing.Process(target=_server_main, args=(port, latency, requests), daemon=True)
+        late = multiprocessing.Value("q", 0)  # µs past `latency`, summed over answers: the provider's own delay
+        server = multiprocessing.Process(target=_server_main, args=(port, latency, requests, late), daemon=True)
         server.start()
         while port.value == 0:
             time.sleep(0.01)
@@ -320,7 +321,7 @@ class Bench:
                 specs = [BoutSpec("openai:weekend", "weekend", "normal-1.0", 1 + i % 8, 1 + i // 8, self.rules)
                          for i in range(k)]
                 store = Store.sqlite(self.tmp / f"models-{k}.db")
-                before = requests.value
+                before, late0 = requests.value, late.value
                 with clock() as c:
                     records = run_bouts(specs, self.key, store=store, work_dir=self.tmp / f"work-{k}", concurrency=k,
                                         options=options)
@@ -330,6 +331,7 @@ class Bench:
                 line(f"{k} in flight: {len(records)} bouts", f"{len(records) / c.wall:6.1f} bouts/s of ideal "
                      f"{ideal:6.1f} ({len(records) / c.wall / ideal:4.0%})", "target: 90% at 64")
                 line("  harness CPU per model request", f"{c.cpu / calls * 1e3:6.2f} ms", "target: under 1 ms")
+                line("  provider's own lateness past its latency", f"{(late.value - late0) / calls / 1e3:6.2f} ms")
         finally:
             server.terminate()
             server.join()

@@ -62,18 +62,24 @@ def _next_call(body: dict[str, Any]) -> dict[str, Any]:
             "usage": {"prompt_tokens": 500 + 50 * n, "completion_tokens": 40, "total_tokens": 540 + 50 * n}}
 
 
-async def _serve(port_out: Any, latency: float, requests: Any) -> None:
+async def _serve(port_out: Any, latency: float, requests: Any, late: Any = None) -> None:
+    loop = asyncio.get_running_loop()
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
                               if line.lower().startswith(b"content-length:"))
-                body = json.loads(await reader.readexactly(length))
-                await asyncio.sleep(latency)
-                data = json.dumps(_next_call(body)).encode()
+                body = await reader.readexactly(length)
+                due = loop.time() + latency  # a provider answering in `latency`, its own work included
+                data = json.dumps(_next_call(json.loads(body))).encode()
+                await asyncio.sleep(due - loop.time())
                 with requests.get_lock():
                     requests.value += 1
+                if late is not None:
+                    with late.get_lock():
+                        late.value += int((loop.time() - due) * 1e6)
                 writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
                              b"content-length: %d\r\n\r\n%b" % (len(data), data))
                 await writer.drain()
@@ -86,10 +92,10 @@ async def _serve(port_out: Any, latency: float, requests: Any) -> None:
         await server.serve_forever()
 
 
-def _server_main(port_out: Any, latency: float, requests: Any) -> None:
+def _server_main(port_out: Any, latency: float, requests: Any, late: Any = None) -> None:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # one socket per bout in flight
-    asyncio.run(_serve(port_out, latency, requests))
+    asyncio.run(_serve(port_out, latency, requests, late))
 
 
 def main() -> None:
@@ -102,8 +108,8 @@ def main() -> None:
     rules = load_catalog().current_rules.version
     tmp = Path(tempfile.mkdtemp())
     key = load_signing_key(generate_keypair(tmp / "keys")[0], env={})
-    port, requests = multiprocessing.Value("i", 0), multiprocessing.Value("l", 0)
-    server = multiprocessing.Process(target=_server_main, args=(port, args.latency, requests), daemon=True)
+    port, requests, late = multiprocessing.Value("i", 0), multiprocessing.Value("l", 0), multiprocessing.Value("q", 0)
+    server = multiprocessing.Process(target=_server_main, args=(port, args.latency, requests, late), daemon=True)
     server.start()
     while port.value == 0:
         time.sleep(0.01)
@@ -122,7 +128,7 @@ def main() -> None:
             def count_fds(_: object, fds: list[int] = fds) -> None:
                 fds[0] = max(fds[0], len(os.listdir("/proc/self/fd")))
 
-            before, cpu0, t0 = requests.value, time.process_time(), time.perf_counter()
+            before, late0, cpu0, t0 = requests.value, late.value, time.process_time(), time.perf_counter()
             records = run_bouts(specs, key, store=store, work_dir=tmp / f"work-{k}", concurrency=k, options=options,
                                 on_done=count_fds)
             wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
@@ -132,7 +138,8 @@ def main() -> None:
             print(f"concurrency {k:3d}: {len(records):4d} bouts in {wall:6.2f} s = {len(records) / wall:6.2f} bouts/s "
                   f"(ideal {ideal:6.2f})  {calls:5d} requests  harness {cpu / wall:5.1%} of the time, "
                   f"{cpu / calls * 1e3:5.2f} ms CPU per request; {fds[0]} files open at most, "
-                  f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:5.0f} MiB")
+                  f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:5.0f} MiB; the provider "
+                  f"answered {(late.value - late0) / calls / 1e3:.1f} ms past {args.latency * 1e3:.0f} ms on average")
     finally:
         server.terminate()
         server.join()
