@@ -73,3 +73,42 @@ def test_a_folder_verified_on_two_workers_reads_as_it_does_on_one(logs: Path, ke
 def test_an_empty_folder_is_reported_not_skipped(tmp_path: Path, key_files: tuple[Path, Path]) -> None:
     lines, code = audit_paths([tmp_path], [key_files[1]], replay=False, jobs=2)
     assert code == 2 and len(lines) == 1 and lines[0].text.startswith(f"{tmp_path}: CANNOT VERIFY")
+
+
+def test_a_replayed_folder_is_taken_variant_by_variant_and_read_back_in_file_order(
+        tmp_path: Path, key: ArenaKey, key_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replay builds each log's world from its seed, so the logs of one variant are replayed
+    together (names, random bout ids, scatter them); the lines still come back in file order,
+    and a file that is no log, a fifo or a folder only sorts last."""
+    import referee.audit
+    from catalog import load_catalog
+    from referee.audit import _variant_hint
+    from referee.bout import BoutSpec
+    from referee.runner import run_bouts
+
+    rules = load_catalog().current_rules.version
+    specs = [BoutSpec("scripted:oracle", "refund", "normal-1.0", seed, attempt, rules)
+             for seed in (1, 2, 3, 4) for attempt in (1, 2)]
+    records = run_bouts(specs, key, out_dir=tmp_path)
+    variant_of = {str(r.path): r.spec.seed for r in records}
+    (tmp_path / "b-0000-junk.bout.json").write_bytes(b'{"payload":"not base64 at all!"}')
+    os.mkfifo(tmp_path / "b-0001-fifo.bout.json")
+    assert {_variant_hint(tmp_path / "b-0000-junk.bout.json"), _variant_hint(tmp_path / "b-0001-fifo.bout.json"),
+            _variant_hint(tmp_path / "missing.bout.json"), _variant_hint(tmp_path)} == {b"~"}
+    hints = {r.spec.seed: {_variant_hint(p.path) for p in records if p.spec.seed == r.spec.seed} for r in records}
+    assert all(len(h) == 1 for h in hints.values()) and len(set.union(*hints.values())) == 4
+
+    seen: list[str] = []
+    real = referee.audit._audit_one
+
+    def noting(ring: Keyring, periods: dict[str, object], replay: bool, path: Path) -> tuple[str, int]:
+        seen.append(str(path))
+        return real(ring, periods, replay, path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(referee.audit, "_audit_one", noting)
+    lines, code = audit_paths([tmp_path], [key_files[1]], replay=True, jobs=1)
+    assert [line.path for line in lines] == [str(p) for p in log_files([tmp_path])]  # file order
+    assert code == 2 and sum(line.verdict == "Verified, Reproduced" for line in lines) == len(records)
+    order = [variant_of[p] for p in seen if p in variant_of]
+    assert len(order) == len(records) and all(order[i] == order[i + 1] for i in (0, 2, 4, 6))  # variant by variant
+    assert seen[-2:] == sorted(seen[-2:]) and {Path(p).name[:6] for p in seen[-2:]} == {"b-0000", "b-0001"}
