@@ -16,9 +16,9 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cached_property
 from hashlib import sha256
 from pathlib import Path
@@ -53,12 +53,23 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+_SECOND: tuple[int, str] = (-1, "")
+"""The last second `utc_now` spelled, and its spelling up to the microseconds."""
+
+
 def utc_now() -> str:
     """Wall-clock time for log metadata only; sandbox logic never sees it.
 
-    ``%Y-%m-%dT%H:%M:%S.%fZ``: every event is stamped, and ``isoformat`` (its "+00:00"
-    cut off) costs a fraction of strftime."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
+    ``%Y-%m-%dT%H:%M:%S.%fZ`` in UTC. Every event is stamped (hundreds in a Hard bout), so
+    the date and time are spelled once a second and only the microseconds each time: a
+    quarter of the cost of ``datetime.now(UTC).isoformat()``. One tuple is swapped whole,
+    so threads sharing it never pair one second's text with another's."""
+    global _SECOND
+    second, micros = divmod(time.time_ns() // 1000, 1_000_000)
+    spelled = _SECOND
+    if spelled[0] != second:
+        spelled = _SECOND = (second, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(second)))
+    return f"{spelled[1]}{micros:06d}Z"
 
 
 @dataclass

@@ -198,3 +198,31 @@ def test_a_writer_that_syncs_each_event_has_it_in_the_file_when_append_returns(t
                            "forbidden": False, "ok": True, "result": {}})
     assert path.read_bytes() == b"".join(line + b"\n" for line in writer.lines)
     writer.close()
+
+
+@pytest.mark.parametrize("when", ["1999-12-31 23:59:59.999999", "2000-01-01 00:00:00", "2026-12-03 08:03:45.000007",
+                                  "2091-06-01 12:00:00.5"])
+def test_events_are_stamped_with_the_wall_clock_in_utc_to_the_microsecond(
+        when: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime as dt
+    import time
+
+    from referee.log import utc_now
+
+    start = dt.datetime.fromisoformat(when).replace(tzinfo=dt.UTC)
+    base = (start - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(microseconds=1) * 1000
+    # within a second, across one, across a year, and back again (the wall clock may step back)
+    for micros in (0, 1, 1_250_001, 1_750_000, 86_400 * 366 * 10**6, 0, 999_999):
+        monkeypatch.setattr(time, "time_ns", lambda micros=micros: base + micros * 1000 + 999)
+        expected = (start + dt.timedelta(microseconds=micros)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        assert utc_now() == expected
+
+
+def test_event_stamps_follow_a_frozen_wall_clock() -> None:
+    from freezegun import freeze_time
+
+    from referee.log import utc_now
+
+    for when in ("1999-01-01 00:00:00", "2091-06-01 12:00:07"):
+        with freeze_time(when):
+            assert utc_now() == when.replace(" ", "T") + ".000000Z"
