@@ -9,7 +9,7 @@ gives.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -17,7 +17,7 @@ from catalog import CatalogError, load_catalog
 from referee.agents.base import loggable
 from referee.canonical import canonical_bytes, digest, sha256_hex
 from referee.errors import ResumeError
-from referee.events import Header, ModelTurn, ToolEvent
+from referee.events import Header, Result, ToolEvent, validate_event
 from referee.judge import judge
 from referee.log import BoutLog
 from sandboxes import UnknownJob, get_job
@@ -95,52 +95,73 @@ def replay_calls(world: World, events: Iterable[ToolEvent]) -> Iterator[tuple[To
     """
     for event in events:
         data = event.data
-        outcome = world.toolbox.call(data.name, data.args)
-        shown = outcome.as_json()
-        logged, actual = data.outcome(), shown if outcome.plain else loggable(shown)
-        if logged != actual:
-            raise Diverged(event.seq, f"{data.name} result", logged, actual)
-        yield event, outcome
+        yield event, _rerun(world, event.seq, data.name, data.args, data.outcome())
 
 
-def _structure(log: BoutLog) -> None:
+def _rerun(world: World, seq: int, name: str, args: Any, logged: dict[str, Any]) -> ToolOutcome:
+    """One logged call run again, its outcome held to the logged one.
+
+    Raises:
+        Diverged: it differs.
+    """
+    outcome = world.toolbox.call(name, args)
+    shown = outcome.as_json()
+    actual = shown if outcome.plain else loggable(shown)
+    if logged != actual:
+        raise Diverged(seq, f"{name} result", logged, actual)
+    return outcome
+
+
+def _logged_outcome(data: dict[str, Any]) -> dict[str, Any]:
+    """`ToolEventData.outcome` of a tool event's data as `parse_log` read it."""
+    return {"ok": True, "result": data["result"]} if data["ok"] else {"ok": False, "error": data["error"]}
+
+
+def _structure(events: Sequence[dict[str, Any]]) -> None:
     """The log must be the shape the bout loop writes: each turn's calls followed by their
     tool events in order, call numbers 0..n-1, and counts that match the result.
+
+    Reads the events as `parse_log` checked them (each of this arena's shape), without building
+    their models: replay needs a few members of each.
 
     Raises:
         Diverged: the first event out of place.
     """
     expected: list[Any] = []
     calls = turns = 0
-    for event in log.body:
-        if isinstance(event, ModelTurn):
+    for event in events[1:-1]:
+        kind, data = event["type"], event["data"]
+        if kind == "model.turn":
             if expected:
-                raise Diverged(event.seq, "turn before the previous turn's calls ran", expected, [])
+                raise Diverged(event["seq"], "turn before the previous turn's calls ran", expected, [])
             turns += 1
-            if event.data.turn != turns:
-                raise Diverged(event.seq, "turn number", event.data.turn, turns)
-            expected = [{"name": c.name, "args": c.args} for c in event.data.calls]
-        elif isinstance(event, ToolEvent):
-            if not expected or event.data.call != calls:
-                raise Diverged(event.seq, "tool call out of place", event.data.call, calls)
-            wanted, got = expected.pop(0), {"name": event.data.name, "args": event.data.args}
+            if data["turn"] != turns:
+                raise Diverged(event["seq"], "turn number", data["turn"], turns)
+            expected = [{"name": c["name"], "args": c["args"]} for c in data["calls"]]
+        elif kind == "tool":
+            if not expected or data["call"] != calls:
+                raise Diverged(event["seq"], "tool call out of place", data["call"], calls)
+            wanted, got = expected.pop(0), {"name": data["name"], "args": data["args"]}
             if got != wanted:
-                raise Diverged(event.seq, "call differs from the turn that asked for it", wanted, got)
+                raise Diverged(event["seq"], "call differs from the turn that asked for it", wanted, got)
             calls += 1
-        elif event.type == "cap.reached":
+        elif kind == "cap.reached":
             expected = []
-    result, last = log.end.data, log.end.seq
-    if (result.turns, result.tool_calls) != (turns, calls):
-        raise Diverged(last, "turn and call counts", [result.turns, result.tool_calls], [turns, calls])
+    result, last = events[-1]["data"], events[-1]["seq"]
+    if (result["turns"], result["tool_calls"]) != (turns, calls):
+        raise Diverged(last, "turn and call counts", [result["turns"], result["tool_calls"]], [turns, calls])
 
 
 def reproduce(log: BoutLog) -> Reproduction:
     """Re-run a (verified) log against its world rebuilt from the seed."""
+    events = log.events
     try:
-        _structure(log)
+        _structure(events)
     except Diverged as err:
         return err.reproduction()
-    header = log.start.data
+    header = validate_event(0, events[0]).data
+    result_event = validate_event(len(events) - 1, events[-1])
+    assert isinstance(header, Header) and isinstance(result_event.data, Result)  # parse_log checked both
     try:
         job = get_job(header.job)
         catalog = load_catalog()
@@ -151,15 +172,17 @@ def reproduce(log: BoutLog) -> Reproduction:
     world = job.build(header.seed, tv.slug)
     try:
         check_world(world, header)
-        for _ in replay_calls(world, (e for e in log.body if isinstance(e, ToolEvent))):
-            pass
+        for event in events[1:-1]:
+            if event["type"] == "tool":
+                data = event["data"]
+                _rerun(world, event["seq"], data["name"], data["args"], _logged_outcome(data))
         verdict = judge(world, rules).as_json()
         end_digest = state_digest(world)
     except Diverged as err:
         return err.reproduction()
     finally:
         world.db.close()
-    result, last = log.end.data, log.end.seq
+    result, last = result_event.data, result_event.seq
     if result.end_state_digest != end_digest:
         return Diverged(last, "end-state digest", result.end_state_digest, end_digest).reproduction()
     recorded = result.verdict()
