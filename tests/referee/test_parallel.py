@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 from pathlib import Path
@@ -26,6 +27,7 @@ def test_ordered_map_keeps_input_order_and_uses_workers() -> None:
     assert set(ordered_map(_pid, items, jobs=2)) - {os.getpid()}  # the work left this process
     assert set(ordered_map(_pid, items[: SERIAL_BELOW - 1], jobs=2)) == {os.getpid()}  # a few: here
     assert set(ordered_map(_pid, items, jobs=1)) == {os.getpid()}
+    assert gc.get_freeze_count() == 0  # what was frozen for the workers' sake is back in the collector's view
 
 
 def test_a_keyring_travels_to_workers_with_its_public_keys_only(key: ArenaKey, ring: Keyring) -> None:
