@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from sqlalchemy.pool.base import _CreatorFnType
 from sqlmodel import Session, SQLModel
 
+from sandboxes.kit import copies
 from sandboxes.kit.sql import Query, shape_of
 
 __all__ = ["FrozenRows", "Rows", "WorldDB"]
@@ -89,10 +90,35 @@ def _values(row: SQLModel, columns: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(held[c] if c in held else getattr(row, c) for c in columns)
 
 
+class _CallScoped:
+    """A working copy's connection as the ORM is given it: its ``commit`` keeps the current call's
+    writes and its ``rollback`` undoes them, as `WorldDB.commit` and `rollback` do, so nothing the
+    ORM does can end the transaction that keeps the image restorable."""
+
+    def __init__(self, db: WorldDB) -> None:
+        object.__setattr__(self, "_db", db)
+
+    def commit(self) -> None:
+        self._db._keep_call()
+
+    def rollback(self) -> None:
+        self._db._undo_call()
+
+    def close(self) -> None:
+        """The world closes its connection, not the ORM."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db._raw, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._db._raw, name, value)
+
+
 class WorldDB:
     """One world's tables, held in memory, with a session for its tools."""
 
-    def __init__(self, metadata: MetaData, connection: sqlite3.Connection, base: FrozenRows | None = None) -> None:
+    def __init__(self, metadata: MetaData, connection: sqlite3.Connection, base: FrozenRows | None = None,
+                 frozen: bytes | None = None) -> None:
         self.metadata = metadata
         self.base = base
         """The rows of the image this copy was thawed from (None for a world being built)."""
@@ -101,13 +127,20 @@ class WorldDB:
         self._wrote_unknown = False
         self._session: Session | None = None
         self._held: list[Any] = []
+        self._frozen = frozen
+        """The image a working copy holds; None for a world being built, which commits for real."""
+        if frozen is not None:  # a working copy: nothing it writes is ever committed (see `thaw`)
+            connection.execute("SAVEPOINT bout")
+            connection.execute("SAVEPOINT call")
+        self._mark = connection.total_changes
+        """`changes()` when the current call began (a working copy's `in_transaction`)."""
 
     @property
     def session(self) -> Session:
         """The ORM's view of this database, made on first use: for builders, tests and a job that
         prefers it. A bout's tools and judge use the statements below, which cost a fraction."""
         if self._session is None:
-            connection = self._raw
+            connection: Any = self._raw if self._frozen is None else _CallScoped(self)
             pool = StaticPool(cast("_CreatorFnType", lambda: connection))
             donor = _donor()
             self.engine = Engine(pool, donor.dialect, donor.url).execution_options(compiled_cache=_COMPILED)
@@ -224,6 +257,8 @@ class WorldDB:
 
     def in_transaction(self) -> bool:
         """Whether a write of this call is not yet committed."""
+        if self._frozen is not None:
+            return self._raw.total_changes != self._mark
         return self._raw.in_transaction
 
     def version(self) -> int:
@@ -242,13 +277,30 @@ class WorldDB:
         """Keep what this call wrote (through the statements above or the ORM)."""
         if self._session is not None and self._session.in_transaction():
             self._session.commit()
-        self._raw.commit()
+        self._keep_call()
 
     def rollback(self) -> None:
         """Undo what this call wrote; rows the ORM holds reload when next read."""
         if self._session is not None and self._session.in_transaction():
             self._session.rollback()
-        self._raw.rollback()
+        self._undo_call()
+
+    def _keep_call(self) -> None:
+        """A working copy keeps a call's writes in the bout's transaction (ADR 0039): the next
+        call gets a savepoint of its own; anything else commits."""
+        if self._frozen is None:
+            self._raw.commit()
+            return
+        self._raw.execute("RELEASE call")
+        self._raw.execute("SAVEPOINT call")
+        self._mark = self._raw.total_changes
+
+    def _undo_call(self) -> None:
+        if self._frozen is None:
+            self._raw.rollback()
+            return
+        self._raw.execute("ROLLBACK TO call")
+        self._mark = self._raw.total_changes
 
     def trace(self, callback: Callable[[str], None] | None) -> None:
         """Hand every SQL statement this database runs (the kit's and the ORM's) to ``callback``;
@@ -296,13 +348,28 @@ class WorldDB:
 
     @classmethod
     def thaw(cls, metadata: MetaData, frozen: bytes, base: FrozenRows | None = None) -> WorldDB:
-        """A private copy of a frozen world; ``base`` is the image's shared rows, if kept."""
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-        conn.deserialize(frozen)
-        return cls(metadata, conn, base)
+        """A private copy of a frozen world; ``base`` is the image's shared rows, if kept.
+
+        With ``base``, a working copy (a bout's world, or the image read again): its connection
+        may be one a finished copy of the same image left (`sandboxes.kit.copies`), rolled back
+        to the image, and it writes inside one transaction that is never committed, each call
+        in a savepoint of its own, so closing it restores the image and the connection, its
+        schema read and statements prepared, serves the next copy (ADR 0039). Without, a
+        database being built, which commits and is frozen."""
+        if base is None:
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.deserialize(frozen)
+            return cls(metadata, conn)
+        return cls(metadata, copies.borrow(base, frozen), base, frozen)
 
     def freeze(self) -> bytes:
-        """The database as bytes, after committing what the session holds."""
+        """The database as bytes, after committing what the session holds.
+
+        Raises:
+            TypeError: a working copy, which never commits, so has nothing to freeze.
+        """
+        if self._frozen is not None:
+            raise TypeError("a working copy of a world is never frozen again; build the world instead")
         self.commit()
         return self._raw.serialize()
 
@@ -360,4 +427,20 @@ class WorldDB:
         self._held.clear()
         if self._session is not None:
             self._session.close()
-        self._raw.close()  # the engine's one pooled connection: `Engine.dispose` would only build a new pool
+        if self._frozen is not None and self.base is not None and self._restored():
+            copies.give_back(self.base, self._frozen, self._raw)
+        else:
+            self._raw.close()  # the engine's one pooled connection: `Engine.dispose` would only build a new pool
+        self._frozen = None
+
+    def _restored(self) -> bool:
+        """Roll a working copy back to its image; False if that cannot be certain (its transaction
+        was ended by something other than this class, or SQLite refused), and it is not kept."""
+        try:
+            self._raw.set_trace_callback(None)
+            if not self._raw.in_transaction:
+                return False
+            self._raw.execute("ROLLBACK")
+        except sqlite3.Error:
+            return False
+        return not self._raw.in_transaction

@@ -1,0 +1,92 @@
+"""Warm world copies: idle SQLite connections that hold a frozen image, kept for the next bout.
+
+A fresh connection must parse its schema and prepare every statement a bout runs before
+the first row comes back: most of the SQLite time of a Normal bout (ADR 0039). A copy a bout
+has finished with is rolled back to its image (every bout's writes sit inside one transaction
+that is never committed, see `WorldDB`) and kept here, schema read and statements prepared,
+for the next bout of the same image. A connection goes back only when the rollback is
+certain to have restored the image; anything else is closed.
+
+Process-wide, a few dozen at most, the least recently returned given up first. A forked
+child forgets the parent's (a connection is never shared across a fork).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from typing import Any
+
+__all__ = ["MOST_IDLE", "MOST_IDLE_BYTES", "borrow", "clear", "give_back", "idle_count"]
+
+MOST_IDLE = 24
+"""Idle connections kept at most: a run takes one variant's attempts in a row, a model run a few
+dozen variants at once."""
+MOST_IDLE_BYTES = 64 * 2**20
+"""Image bytes the idle connections may hold between them (each also caches pages it read)."""
+
+_lock = threading.Lock()
+_idle: OrderedDict[tuple[int, int], tuple[Any, sqlite3.Connection, int]] = OrderedDict()
+"""(id of the image's shared rows, id of the connection) -> (the shared rows, the connection, image
+size), oldest first. The shared rows object is held, so its id is not reused while listed."""
+_held_bytes = 0
+
+
+def borrow(base: Any, frozen: bytes) -> sqlite3.Connection:
+    """A connection holding exactly ``frozen``, outside any transaction, with autocommit left to
+    the caller (``isolation_level=None``): a kept one for this image (``base``, its shared rows)
+    if there is one, else a new one."""
+    global _held_bytes
+    with _lock:
+        for key, (held, conn, size) in reversed(_idle.items()):
+            if held is base:
+                del _idle[key]
+                _held_bytes -= size
+                return conn
+    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None, cached_statements=512)
+    conn.deserialize(frozen)
+    return conn
+
+
+def give_back(base: Any, frozen: bytes, conn: sqlite3.Connection) -> None:
+    """Keep ``conn``, which the caller has rolled back to ``frozen``, for the next copy of it."""
+    global _held_bytes
+    closing = []
+    with _lock:
+        _idle[(id(base), id(conn))] = (base, conn, len(frozen))
+        _held_bytes += len(frozen)
+        while len(_idle) > MOST_IDLE or _held_bytes > MOST_IDLE_BYTES:
+            _, (_, old, size) = _idle.popitem(last=False)
+            _held_bytes -= size
+            closing.append(old)
+    for old in closing:
+        old.close()
+
+
+def idle_count() -> int:
+    """How many connections are kept now."""
+    return len(_idle)
+
+
+def clear() -> None:
+    """Close every kept connection (a test's clean start; memory given back)."""
+    global _held_bytes
+    with _lock:
+        kept = [conn for _, conn, _ in _idle.values()]
+        _idle.clear()
+        _held_bytes = 0
+    for conn in kept:
+        conn.close()
+
+
+def _forget_in_child() -> None:
+    global _held_bytes, _lock
+    _lock = threading.Lock()  # the parent's may have been held by another thread at the fork
+    _idle.clear()  # the child's copies of the parent's connections: dropped, never used
+    _held_bytes = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
