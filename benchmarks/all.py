@@ -235,11 +235,13 @@ class Bench:
 
     # -- audit ---------------------------------------------------------------------------
     def audit(self) -> None:
+        from referee.audit import replay_order
         from referee.replay import reproduce
         from referee.verify import verify_bytes
 
         folder = self.cli_out
         files = sorted(folder.glob("*.bout.json"))
+        files = [files[i] for i in replay_order(files)]  # as `arena replay` takes a folder: variant by variant
         datas = [p.read_bytes() for p in files]
         print(f"\n== verify and replay of {len(files)} Normal 1.0 logs "
               f"(about {sum(map(len, datas)) / len(datas) / 1024:.0f} KiB each)")

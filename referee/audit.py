@@ -33,8 +33,8 @@ from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 if TYPE_CHECKING:
     from referee.replay import Reproduction
 
-__all__ = ["AuditError", "AuditLine", "audit_paths", "bout_json", "cost_fields", "log_files", "show_bout", "tally",
-           "usd"]
+__all__ = ["AuditError", "AuditLine", "audit_paths", "bout_json", "cost_fields", "log_files", "replay_order",
+           "show_bout", "tally", "usd"]
 
 _SEVERITY = {0: 0, 2: 1, 1: 2}
 
@@ -108,9 +108,7 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool,
         from catalog import load_catalog
 
         load_catalog()
-    # Replay builds each log's world from its seed: logs of one variant taken together build it
-    # once (a worker's world cache holds 64 per job; names, being random bout ids, scatter them).
-    order = sorted(range(len(files)), key=lambda i: _variant_hint(files[i])) if replay else range(len(files))
+    order = replay_order(files) if replay else range(len(files))
     done = ordered_map(functools.partial(_audit_one, ring, periods, replay), [files[i] for i in order], jobs)
     checked: list[tuple[str, int]] = [("", 0)] * len(files)
     for i, result in zip(order, done, strict=True):
@@ -122,6 +120,13 @@ def audit_paths(paths: list[Path], keys: list[Path] | None, replay: bool,
         lines.append(AuditLine(str(path), verdict, reason, code))
         worst = max(worst, code, key=_SEVERITY.__getitem__)
     return lines, worst
+
+
+def replay_order(files: Sequence[Path]) -> list[int]:
+    """The order to replay ``files`` in, as indexes: variant by variant. Replay builds each log's
+    world from its seed, and logs of one variant taken together build it once and run on one
+    kept connection (ADR 0039); names, being random bout ids, scatter them."""
+    return sorted(range(len(files)), key=lambda i: _variant_hint(files[i]))
 
 
 _HINT_BYTES = (8 * 1024, 96 * 1024)
