@@ -16,6 +16,7 @@ import functools
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sqlalchemy import Engine, MetaData, Table, create_engine, event
@@ -416,12 +417,11 @@ class WorldDB:
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns) or "rowid"
         cursor = self._raw.execute(f'SELECT * FROM "{name}" ORDER BY {order}')
         names = [d[0] for d in cursor.description]
-        rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
-        for row in rows:
-            for key, value in row.items():
-                if isinstance(value, float):
-                    raise TypeError(f"{name}.{key} holds a float; worlds hold no floats")
-        return rows
+        fetched = cursor.fetchall()
+        if float in set(map(type, chain.from_iterable(fetched))):  # every value's type, gathered in C
+            key = next(k for row in fetched for k, v in zip(names, row, strict=True) if type(v) is float)
+            raise TypeError(f"{name}.{key} holds a float; worlds hold no floats")
+        return [dict(zip(names, row, strict=False)) for row in fetched]  # a cursor row is as wide as its columns
 
     def close(self) -> None:
         self._held.clear()

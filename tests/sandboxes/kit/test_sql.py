@@ -188,3 +188,20 @@ def test_a_copy_encodes_again_exactly_the_tables_its_statements_wrote() -> None:
     assert after != untouched
     assert after == canonical_bytes(copy.snapshot())  # the shared bytes are exactly what a full read gives
     assert WorldDB.thaw(_Base.metadata, frozen, base).encoded(canonical_bytes) == untouched
+
+
+def test_a_table_holding_a_float_is_refused_by_name_wherever_the_float_stands() -> None:
+    """Worlds hold no floats (money would be inexact): reading a table that holds one, in any
+    row or column, says which column; integers and text that look like numbers are fine."""
+    db = _db()
+    assert db.table("book")[0] == {"book_id": "B1", "shelf_id": "S2", "pages": 120, "lent": 1, "borrower": "ana"}
+    db.update(Book, "B3", borrower="1.5")
+    db.commit()
+    assert db.table("book")[2]["borrower"] == "1.5"
+    for table, column, sql in (("book", "pages", "UPDATE book SET pages = 2.5 WHERE book_id = 'B1'"),
+                               ("slot", "position", "UPDATE slot SET position = 0.5 WHERE position = 2")):
+        copy = WorldDB.thaw(_Base.metadata, db.freeze())
+        copy._raw.execute(sql)  # text columns would turn the number into text: these keep it
+        with pytest.raises(TypeError, match=f"{table}.{column} holds a float"):
+            copy.snapshot()
+        copy.close()
