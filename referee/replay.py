@@ -9,6 +9,7 @@ gives.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -21,7 +22,7 @@ from referee.events import Header, Result, ToolEvent, validate_event
 from referee.judge import judge
 from referee.log import BoutLog
 from sandboxes import UnknownJob, get_job
-from sandboxes.kit.tools import ToolOutcome
+from sandboxes.kit.tools import Tool, ToolOutcome
 from sandboxes.kit.world import World
 
 __all__ = ["Diverged", "Reproduction", "check_world", "replay_calls", "reproduce", "state_digest", "world_digests"]
@@ -69,8 +70,16 @@ def world_digests(world: World) -> tuple[str, str, str]:
     if key not in _digests:
         if len(_digests) > 256:
             _digests.clear()
-        _digests[key] = (state_digest(world), digest(world.toolbox.specs()), sha256_hex(world.brief.encode()))
+        _digests[key] = (state_digest(world), _tools_digest(tuple(world.toolbox.tools)),
+                         sha256_hex(world.brief.encode()))
     return _digests[key]
+
+
+@functools.lru_cache(maxsize=64)
+def _tools_digest(tools: tuple[Tool, ...]) -> str:
+    """The digest of the tools as an agent is shown them: the same for every world of a job
+    whose tools are the same (declared once, frozen), so worked out once for them."""
+    return digest([tool.spec() for tool in tools])  # `ToolBox.specs`, tool by tool
 
 
 def check_world(world: World, header: Header) -> None:
