@@ -24,9 +24,13 @@ class IbanError(ValueError):
     """Not a valid IBAN; the message says what is wrong."""
 
 
+_AS_DIGITS = str.maketrans({chr(c): str(c - ord("A") + 10) for c in range(ord("A"), ord("Z") + 1)})
+"""ISO 13616's letters as numbers (A = 10 ... Z = 35); digits stay as they are."""
+
+
 def _mod97(text: str) -> int:
-    digits = "".join(str(int(ch, 36)) for ch in text)
-    return int(digits) % 97
+    """The remainder ISO 7064 takes, of ``text`` (digits and capital letters) read as one number."""
+    return int(text.translate(_AS_DIGITS)) % 97
 
 
 def normalize_iban(raw: str) -> str:
