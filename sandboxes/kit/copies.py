@@ -13,6 +13,7 @@ child forgets the parent's (a connection is never shared across a fork).
 
 from __future__ import annotations
 
+import atexit
 import os
 import sqlite3
 import threading
@@ -82,11 +83,11 @@ def clear() -> None:
 
 
 def _forget_in_child() -> None:
-    global _held_bytes, _lock
+    global _lock
     _lock = threading.Lock()  # the parent's may have been held by another thread at the fork
-    _idle.clear()  # the child's copies of the parent's connections: dropped, never used
-    _held_bytes = 0
+    clear()  # the child's copies of the parent's in-memory connections: closed, never used
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_child)
+atexit.register(clear)
