@@ -91,6 +91,11 @@ def _values(row: SQLModel, columns: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(held[c] if c in held else getattr(row, c) for c in columns)
 
 
+_CLOSED = sqlite3.connect(":memory:")
+_CLOSED.close()
+"""What a closed copy holds instead of its connection: every use raises ``sqlite3.ProgrammingError``."""
+
+
 class _CallScoped:
     """A working copy's connection as the ORM is given it: its ``commit`` keeps the current call's
     writes and its ``rollback`` undoes them, as `WorldDB.commit` and `rollback` do, so nothing the
@@ -424,6 +429,10 @@ class WorldDB:
         return [dict(zip(names, row, strict=False)) for row in fetched]  # a cursor row is as wide as its columns
 
     def close(self) -> None:
+        """Done with this copy; closing it again does nothing, and using it raises as a closed
+        SQLite connection does (its connection may be serving another copy by then)."""
+        if self._raw is _CLOSED:
+            return
         self._held.clear()
         if self._session is not None:
             self._session.close()
@@ -431,7 +440,7 @@ class WorldDB:
             copies.give_back(self.base, self._frozen, self._raw)
         else:
             self._raw.close()  # the engine's one pooled connection: `Engine.dispose` would only build a new pool
-        self._frozen = None
+        self._raw, self._frozen = _CLOSED, None
 
     def _restored(self) -> bool:
         """Roll a working copy back to its image; False if that cannot be certain (its transaction

@@ -126,3 +126,17 @@ def test_the_pool_is_bounded_and_a_forked_child_keeps_none_of_it() -> None:
     with context.Pool(1) as pool:
         assert pool.apply(copies.idle_count) == 0
     assert copies.idle_count() == copies.MOST_IDLE
+
+
+def test_a_closed_copy_cannot_reach_the_connection_it_gave_back() -> None:
+    import sqlite3
+
+    job = JOBS["refund"]
+    first = job.build(7, "normal-1.0")
+    first.db.close()
+    first.db.close()  # again: nothing, and the kept connection stays open
+    second = job.build(7, "normal-1.0")
+    assert second.db.count(ShopOrder) > 0  # the kept connection, still open
+    with pytest.raises(sqlite3.ProgrammingError):
+        first.db.count(ShopOrder)  # never the rows of the copy now using that connection
+    second.db.close()
