@@ -10,9 +10,7 @@ import base64
 import binascii
 import functools
 import json
-import os
 import re
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +26,7 @@ from referee.keys import Period, load_periods
 from referee.log import BoutLog, parse_log, read_events
 from referee.parallel import ordered_map
 from referee.signing import Keyring
-from referee.verify import Cause, Check, read_bounded, verify_bytes, verify_path
+from referee.verify import Cause, Check, read_bounded, read_start, verify_bytes, verify_path
 
 if TYPE_CHECKING:
     from referee.replay import Reproduction
@@ -129,12 +127,13 @@ def replay_order(files: Sequence[Path]) -> list[int]:
     return sorted(range(len(files)), key=lambda i: _variant_hint(files[i]))
 
 
-_HINT_BYTES = (8 * 1024, 96 * 1024)
+_HINT_BYTES = 16 * 1024
 """How much of a log is read for its variant: an envelope's base64 payload opens with the header,
-whose world digest comes after the brief and the planted traps (within 5 KB of every job's
-logs); a log whose header is longer is read further."""
+whose world digest comes after the brief and the planted traps (within 5 KB of every job's logs;
+a header longer than about 12 KB only sorts its log last)."""
 _WORLD = re.compile(rb'"world_digest":"([0-9a-f]{64})"')
 """The header's own member: inside a string, quotes are escaped, so no text can spell it."""
+_PAYLOAD = b'{"payload":"'
 
 
 def _variant_hint(path: Path) -> bytes:
@@ -142,23 +141,12 @@ def _variant_hint(path: Path) -> bytes:
     anything: logs of one variant share it, and only the order logs are replayed in follows
     it, never a result. Anything else (not a regular file, not an envelope) sorts last."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+        head = read_start(path, _HINT_BYTES)
+        text = head[len(_PAYLOAD):].split(b'"', 1)[0] if head.startswith(_PAYLOAD) else b""
+        found = _WORLD.search(pybase64.b64decode(text[:len(text) // 4 * 4]))
+    except (OSError, ValueError):  # unreadable, not a regular file, or not base64 (binascii.Error)
         return b"~"
-    prefix, head, found = b'{"payload":"', b"", None
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            for size in _HINT_BYTES:
-                head += os.read(fd, size - len(head))
-                text = head[len(prefix):].split(b'"', 1)[0]
-                found = _WORLD.search(pybase64.b64decode(text[:len(text) // 4 * 4]))
-                if not head.startswith(prefix) or found is not None:
-                    break
-    except (OSError, ValueError):  # unreadable, or not base64 (binascii.Error is a ValueError)
-        head = b""
-    finally:
-        os.close(fd)
-    return found.group(1) if found is not None and head.startswith(prefix) else b"~"
+    return b"~" if found is None else found.group(1)
 
 
 def _audit_one(ring: Keyring, periods: dict[str, Period], replay: bool, path: Path) -> tuple[str, int]:

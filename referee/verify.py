@@ -26,7 +26,7 @@ from referee.keys import Period
 from referee.log import BoutLog, parse_log
 from referee.signing import Keyring, open_envelope
 
-__all__ = ["Cause", "Check", "read_bounded", "verify_bytes", "verify_path"]
+__all__ = ["Cause", "Check", "read_bounded", "read_start", "verify_bytes", "verify_path"]
 
 Status = Literal["verified", "failed", "unverifiable"]
 
@@ -85,12 +85,24 @@ def verify_bytes(data: bytes, keyring: Keyring, periods: Mapping[str, Period] | 
 def read_bounded(path: Path, limit: int = MAX_LOG_BYTES) -> bytes:
     """A regular file's bytes, refusing anything else and anything over ``limit``.
 
-    ``st_size`` is 0 for devices and pipes, so it cannot bound a read: the file is opened
-    without blocking (a FIFO with no writer would hang an ordinary open), checked to be a
-    regular file, and read for at most ``limit + 1`` bytes.
-
     Raises:
         OSError: missing or unreadable; ``ValueError``: not a regular file, or too large.
+    """
+    data = read_start(path, limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path} is larger than any bout log ({limit} bytes)")
+    return data
+
+
+def read_start(path: Path, most: int) -> bytes:
+    """At most ``most`` bytes from the start of a regular file, refusing anything else.
+
+    ``st_size`` is 0 for devices and pipes, so it cannot bound a read: the file is opened
+    without blocking (a FIFO with no writer would hang an ordinary open), checked to be a
+    regular file, and read for at most ``most`` bytes.
+
+    Raises:
+        OSError: missing or unreadable; ``ValueError``: not a regular file.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     try:
@@ -98,16 +110,13 @@ def read_bounded(path: Path, limit: int = MAX_LOG_BYTES) -> bytes:
             raise ValueError(f"{path} is not a regular file")
         os.set_blocking(fd, True)
         chunks: list[bytes] = []
-        left = limit + 1
+        left = most
         while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
             chunks.append(chunk)
             left -= len(chunk)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:
-        raise ValueError(f"{path} is larger than any bout log ({limit} bytes)")
-    return data
+    return b"".join(chunks)
 
 
 def verify_path(path: Path, keyring: Keyring, periods: Mapping[str, Period] | None = None) -> Check:

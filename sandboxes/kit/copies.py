@@ -8,7 +8,8 @@ for the next bout of the same image. A connection goes back only when the rollba
 certain to have restored the image; anything else is closed.
 
 Process-wide, a few dozen at most, the least recently returned given up first. A forked
-child forgets the parent's (a connection is never shared across a fork).
+child closes its copies of the parent's (a connection is never used across a fork), and every
+kept connection is closed when the process exits.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import atexit
 import os
 import sqlite3
 import threading
-from collections import OrderedDict
 from typing import Any
 
 __all__ = ["MOST_IDLE", "MOST_IDLE_BYTES", "borrow", "clear", "give_back", "idle_count"]
@@ -29,23 +29,18 @@ MOST_IDLE_BYTES = 64 * 2**20
 """Image bytes the idle connections may hold between them (each also caches pages it read)."""
 
 _lock = threading.Lock()
-_idle: OrderedDict[tuple[int, int], tuple[Any, sqlite3.Connection, int]] = OrderedDict()
-"""(id of the image's shared rows, id of the connection) -> (the shared rows, the connection, image
-size), oldest first. The shared rows object is held, so its id is not reused while listed."""
-_held_bytes = 0
+_idle: list[tuple[Any, sqlite3.Connection, int]] = []
+"""(the image's shared rows, a connection holding the image, the image's size), oldest first."""
 
 
 def borrow(base: Any, frozen: bytes) -> sqlite3.Connection:
     """A connection holding exactly ``frozen``, outside any transaction, with autocommit left to
     the caller (``isolation_level=None``): a kept one for this image (``base``, its shared rows)
     if there is one, else a new one."""
-    global _held_bytes
     with _lock:
-        for key, (held, conn, size) in reversed(_idle.items()):
-            if held is base:
-                del _idle[key]
-                _held_bytes -= size
-                return conn
+        for i in range(len(_idle) - 1, -1, -1):  # the most recently returned first
+            if _idle[i][0] is base:
+                return _idle.pop(i)[1]
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None, cached_statements=512)
     conn.deserialize(frozen)
     return conn
@@ -53,15 +48,11 @@ def borrow(base: Any, frozen: bytes) -> sqlite3.Connection:
 
 def give_back(base: Any, frozen: bytes, conn: sqlite3.Connection) -> None:
     """Keep ``conn``, which the caller has rolled back to ``frozen``, for the next copy of it."""
-    global _held_bytes
     closing = []
     with _lock:
-        _idle[(id(base), id(conn))] = (base, conn, len(frozen))
-        _held_bytes += len(frozen)
-        while len(_idle) > MOST_IDLE or _held_bytes > MOST_IDLE_BYTES:
-            _, (_, old, size) = _idle.popitem(last=False)
-            _held_bytes -= size
-            closing.append(old)
+        _idle.append((base, conn, len(frozen)))
+        while len(_idle) > MOST_IDLE or sum(size for _, _, size in _idle) > MOST_IDLE_BYTES:
+            closing.append(_idle.pop(0)[1])
     for old in closing:
         old.close()
 
@@ -73,11 +64,9 @@ def idle_count() -> int:
 
 def clear() -> None:
     """Close every kept connection (a test's clean start; memory given back)."""
-    global _held_bytes
     with _lock:
-        kept = [conn for _, conn, _ in _idle.values()]
+        kept = [conn for _, conn, _ in _idle]
         _idle.clear()
-        _held_bytes = 0
     for conn in kept:
         conn.close()
 

@@ -119,3 +119,17 @@ def test_edits_to_turns_are_caught_even_without_touching_calls(edit_name: str, k
     check = verify_bytes(resigned(_log(key, ring), edit, key), ring)
     assert check.log is not None
     assert reproduce(check.log).status == "diverged"
+
+
+def test_the_digests_a_header_carries_are_those_of_the_world_the_agent_is_shown() -> None:
+    """The tools digest is worked out once per set of tools; it must still be the digest of
+    exactly the schemas the agent is shown, for every job and task version."""
+    from referee.canonical import digest
+    from referee.replay import state_digest, world_digests
+
+    for job in JOBS.values():
+        for tv in job.variants:  # every task version the job runs under
+            world = job.build(2, tv)
+            assert world_digests(world) == (state_digest(world), digest(world.toolbox.specs()),
+                                            sha256_hex(world.brief.encode()))
+            world.db.close()

@@ -116,7 +116,7 @@ def _result(envelope: bytes, ring: Keyring) -> object:
     return {k: v for k, v in log.result.items() if k != "finished_at"}
 
 
-def test_the_pool_is_bounded_and_a_forked_child_keeps_none_of_it() -> None:
+def test_the_pool_is_bounded_and_a_forked_child_keeps_none_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
     job = JOBS["weekend"]
     worlds = [job.build(seed, "normal-1.0") for seed in range(1, copies.MOST_IDLE + 6)]
     for world in worlds:
@@ -126,6 +126,11 @@ def test_the_pool_is_bounded_and_a_forked_child_keeps_none_of_it() -> None:
     with context.Pool(1) as pool:
         assert pool.apply(copies.idle_count) == 0
     assert copies.idle_count() == copies.MOST_IDLE
+    largest = max(len(w.frozen) for w in worlds)
+    monkeypatch.setattr(copies, "MOST_IDLE_BYTES", 2 * largest)  # room for two images at most
+    again = job.build(1, "normal-1.0")
+    again.db.close()  # given back: the oldest go until the images kept fit the bytes
+    assert copies.idle_count() == 2
 
 
 def test_a_closed_copy_cannot_reach_the_connection_it_gave_back() -> None:
