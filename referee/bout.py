@@ -159,7 +159,7 @@ async def run_bout_async(
 ) -> BoutRecord | Paused:
     """Run, judge and sign one bout, or pause it.
 
-    ``work_dir`` keeps a JSON Lines working log while the bout runs (synced per event
+    ``work_dir`` keeps a JSON Lines working log while the bout runs (synced per turn
     for non-scripted agents); ``out_dir`` receives ``<bout_id>.bout.json``, the signed
     envelope. ``deadline`` is a `time.monotonic` instant after which the bout pauses.
     ``keep_work_log`` leaves the finished bout's working log for the caller to discard
@@ -246,7 +246,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
                 "call": record.index, "name": loggable(record.name), "args": args,
                 "mutates": record.mutates, "forbidden": record.forbidden,
                 **(shown if plain else loggable(shown)),
-            }, plain=plain)
+            }, plain=plain, ride=True)  # recomputed on resume from its turn: no fsync of its own (ADR 0040)
             bout.results.append(outcome)
             if name == world.end_tool and outcome.ok:
                 return "report"

@@ -6,9 +6,10 @@ the first). Changing, dropping, reordering or inserting any event breaks the cha
 and the last hash (the chain head) commits to the whole log.
 
 While a bout runs the events are appended to a JSON Lines working file. A bout of a
-real model syncs each line to disk (a model's turn costs money and cannot be
-replayed from a seed); a scripted bout can be rebuilt from its seed, so it syncs
-once at the end (ADR 0005). When the bout finishes the whole log becomes one
+real model syncs each of its turns to disk (a model's turn costs money and cannot be
+replayed from a seed), and the tool events in between ride on the next sync: resume
+recomputes them from the world and the turn (ADR 0040); a scripted bout can be rebuilt
+from its seed, so it syncs once at the end (ADR 0005). When the bout finishes the whole log becomes one
 canonical document, ``{"v": 1, "chain_head": ..., "events": [...]}``, which is what
 gets signed. The first event is always ``bout.header`` and the last ``bout.result``.
 """
@@ -74,7 +75,8 @@ def utc_now() -> str:
 
 @dataclass
 class LogWriter:
-    """Appends chained events; optionally to a working file, synced per event or at the end."""
+    """Appends chained events; optionally to a working file, synced per event (tool events riding
+    on the next one) or at the end."""
 
     path: Path | None = None
     sync_each: bool = False
@@ -105,17 +107,24 @@ class LogWriter:
             os.fsync(self._fd)
         return seq
 
-    async def append_async(self, type_: EventType, data: dict[str, Any], *, plain: bool = False) -> int:
+    async def append_async(
+        self, type_: EventType, data: dict[str, Any], *, plain: bool = False, ride: bool = False,
+    ) -> int:
         """`append` for the bout loop: the same promise (with ``sync_each`` the event is on
         disk before this returns, so the bout goes no further until it is), but the fsync
         runs on the group-commit thread (`referee.groupsync`), so other bouts on the event
-        loop go on meanwhile instead of all waiting for this one's disk."""
-        seq = self._write(type_, data, plain)
-        if self.sync_each and self._fd is not None:
+        loop go on meanwhile instead of all waiting for this one's disk.
+
+        ``ride`` is the caller's word that the event can be recomputed after a crash (a tool
+        event: resume re-runs a logged turn's calls that have no event): it is held and goes
+        to the file in one write with the next event that is synced, under that one fsync
+        (ADR 0040). Only the last write can then be torn, which `read_working_log` allows."""
+        seq = self._write(type_, data, plain, ride)
+        if self.sync_each and self._fd is not None and not ride:
             await groupsync.sync(self._fd)
         return seq
 
-    def _write(self, type_: EventType, data: dict[str, Any], plain: bool = False) -> int:
+    def _write(self, type_: EventType, data: dict[str, Any], plain: bool = False, ride: bool = False) -> int:
         """Chain, check and write one event (not yet synced); returns its sequence number."""
         seq = len(self.events)
         event: dict[str, Any] = {
@@ -128,9 +137,10 @@ class LogWriter:
         self.events.append(event)
         self.lines.append(line)
         if self._fd is not None:
-            if self.sync_each or seq == 0:
-                _write_all(self._fd, line + b"\n")
-            else:  # synced only at the end (ADR 0005): written then too, in one call, not one per event
+            if (self.sync_each and not ride) or seq == 0:
+                held, self._unwritten = self._unwritten, []
+                _write_all(self._fd, b"".join(h + b"\n" for h in held) + line + b"\n" if held else line + b"\n")
+            else:  # synced later (ADR 0005, 0040): written then too, in one call, not one per event
                 self._unwritten.append(line)
         if self.sink is not None:
             self.sink(seq, line)
@@ -374,17 +384,41 @@ def _finished(events: list[Any], head: str, chain_head: Any) -> BoutLog:
 
 
 def read_working_log(path: Path) -> list[dict[str, Any]]:
-    """Read a JSON Lines working log; a torn last line (a crash mid-write) is dropped.
+    """Read a JSON Lines working log; a torn last write (a crash mid-write) is dropped.
 
     Lines are split on ``\\n`` bytes only: canonical JSON leaves U+2028 raw, which
     ``str.splitlines`` would wrongly split on.
 
+    Every write but the last was synced before the next began, and the last holds held
+    tool events and one synced event after them (ADR 0040). A power cut may persist that
+    write's pages in any order: a line that does not parse, then whole lines. So a line
+    that does not parse starts the torn tail, dropped with everything after it, provided
+    what follows could be that one write: tool events, and any event only as the last
+    line. A whole event of another kind after it had been synced, with the broken line
+    before it: that is damage, not a tear.
+
     Raises:
-        LogCorrupt: a broken line before the last one, or a broken chain.
+        LogCorrupt: a broken line before a synced one, or a broken chain.
     """
-    lines = path.read_bytes().split(b"\n")
-    # Each event is written with one os.write of line + "\n", so only the part after
-    # the last newline can be torn; every complete line must parse.
-    events: list[Any] = [strict_loads(line) for line in lines[:-1]]
+    lines = path.read_bytes().split(b"\n")[:-1]  # the part after the last newline is torn or empty
+    events: list[Any] = []
+    for i, line in enumerate(lines):
+        try:
+            events.append(strict_loads(line))
+        except LogCorrupt:
+            _check_torn(lines[i + 1:], i)
+            break
     check_events(events)
     return events
+
+
+def _check_torn(after: list[bytes], broken: int) -> None:
+    """Raise unless the whole lines after a broken one could all be the same unsynced write."""
+    for j, line in enumerate(after):
+        try:
+            event = strict_loads(line)
+        except LogCorrupt:
+            continue
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind != "tool" and j != len(after) - 1:
+            raise LogCorrupt(f"line {broken + 1} is broken, and a synced {kind!r} event follows it")

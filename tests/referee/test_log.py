@@ -226,3 +226,32 @@ def test_event_stamps_follow_a_frozen_wall_clock() -> None:
     for when in ("1999-01-01 00:00:00", "2091-06-01 12:00:07"):
         with freeze_time(when):
             assert utc_now() == when.replace(" ", "T") + ".000000Z"
+
+
+def test_a_riding_event_goes_to_disk_with_the_next_synced_one_under_its_fsync(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model bout's tool events ride on its next turn's fsync (ADR 0040): held until then,
+    written with it in one call, and the file holds every line when that sync returns."""
+    import asyncio
+    import os
+
+    path = tmp_path / "w.jsonl"
+    synced: list[bytes] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (real(fd), synced.append(path.read_bytes()))[0])
+    writer = LogWriter(path=path, sync_each=True, now=lambda: "2026-11-30T00:00:00.000000Z")
+    tool = {"call": 0, "name": "get_order", "args": {"order_id": "O-1"}, "mutates": False, "forbidden": False,
+            "ok": True, "result": {}}
+
+    async def main() -> None:
+        await writer.append_async("bout.header", header())
+        assert len(synced) == 1
+        await writer.append_async("tool", tool, ride=True)
+        await writer.append_async("tool", {**tool, "call": 1}, ride=True)
+        assert len(synced) == 1 and path.read_bytes() == writer.lines[0] + b"\n"  # held: no write, no sync
+        await writer.append_async("agent.error", {"turn": 2, "kind": "crashed", "detail": "x"})
+
+    asyncio.run(main())
+    assert len(synced) == 2 and synced[-1] == b"".join(line + b"\n" for line in writer.lines)
+    writer.close()
+    assert read_working_log(path) == writer.events

@@ -20,6 +20,7 @@ from referee.agents.base import Exchange, Turn
 from referee.bout import BoutRecord, BoutSpec, Paused, run_bout, run_bout_async
 from referee.canonical import canonical_bytes, sha256_hex
 from referee.errors import LogCorrupt, RateLimited, ResumeError
+from referee.log import read_working_log
 from referee.replay import reproduce
 from referee.resume import Unfinished, resume_bout_async
 from referee.signing import ArenaKey, Keyring
@@ -221,14 +222,31 @@ def test_a_log_the_rebuilt_world_does_not_agree_with_is_refused(edit: str, key: 
     assert WorkLog.claim(path) is not None  # refused, the lock released, the log left as it was
 
 
-def test_damage_before_the_last_line_is_corruption_not_a_torn_tail(key: ArenaKey, tmp_path: Path) -> None:
+def test_damage_before_a_synced_event_is_corruption_not_a_torn_tail(key: ArenaKey, tmp_path: Path) -> None:
     _, lines = finished(ORACLE, key, tmp_path)
-    broken = lines[:6]
-    broken[3] = broken[3][:-5] + b'"x"}}'
+    broken = lines[:8]
+    assert [json.loads(line)["type"] for line in broken[4:]] == ["tool", "model.turn", "tool", "model.turn"]
+    broken[3] = broken[3][:-5] + b'"x"}}'  # a turn follows it that was synced, so it was on disk: damage
     path = tmp_path / "b-2.log.jsonl"
     path.write_bytes(b"".join(line + b"\n" for line in broken))
-    with pytest.raises(LogCorrupt):
+    with pytest.raises(LogCorrupt, match="line 4 is broken"):
         asyncio.run(resume_bout_async(Unfinished("b-2", path=path), key))
+
+
+def test_a_torn_last_write_is_dropped_whole_and_the_bout_finishes_the_same(key: ArenaKey, tmp_path: Path) -> None:
+    """A power cut during the last write (held tool events, then the turn that synced them:
+    ADR 0040) may keep its pages in any order: a hole of zeros, then whole lines."""
+    record, lines = finished(ORACLE, key, tmp_path)
+    torn = lines[:6]
+    assert [json.loads(line)["type"] for line in torn[1:]] == ["model.turn", "tool", "model.turn", "tool", "model.turn"]
+    torn[4] = b"\0" * len(torn[4])  # never reached the disk; the turn after it did, unsynced
+    path = tmp_path / "w" / "b-4.log.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"".join(line + b"\n" for line in torn))
+    assert len(read_working_log(path)) == 4
+    again = asyncio.run(resume_bout_async(Unfinished("b-4", path=path), key))
+    assert isinstance(again, BoutRecord)
+    assert again.verdict == record.verdict
 
 
 def test_a_scripted_agent_that_does_not_repeat_its_log_is_refused(key: ArenaKey, tmp_path: Path) -> None:
