@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from referee.agents.base import Turn
 from referee.agents.model import ModelAgentBase
 
@@ -27,7 +29,7 @@ class AnthropicAgent(ModelAgentBase):
             headers["x-api-key"] = self._key
         return headers
 
-    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(self, messages: list[orjson.Fragment], tools: orjson.Fragment) -> dict[str, Any]:
         p = self.params
         body: dict[str, Any] = {"model": self.model, "max_tokens": p["max_tokens"], "messages": messages,
                                 "tools": tools}

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import httpcore
 import httpx
+import orjson
 
 from referee.agents.base import CUT_OFF, Exchange, Turn, Usage, loggable
 from referee.agents.http import Transport, post_json
@@ -76,7 +77,11 @@ class ModelAgentBase:
             "price": None if price is None else price.as_json(),
         }
         self._messages: list[dict[str, Any]] = []
+        self._sent: list[orjson.Fragment] = []
+        """The JSON of the first messages, written once: the conversation only grows, and each
+        request carries all of it, so writing it whole every turn grew with the square of its turns."""
         self._tools: list[dict[str, Any]] = []
+        self._tools_json = orjson.Fragment(b"[]")
         self._last: Turn | None = None
         self._turns = 0
 
@@ -87,7 +92,8 @@ class ModelAgentBase:
     def _headers(self) -> dict[str, str]:
         raise NotImplementedError
 
-    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(self, messages: list[orjson.Fragment], tools: orjson.Fragment) -> dict[str, Any]:
+        """The request's JSON body around the conversation and the tools, each already JSON."""
         raise NotImplementedError
 
     def _tool(self, spec: dict[str, Any]) -> dict[str, Any]:
@@ -113,7 +119,9 @@ class ModelAgentBase:
     # -- the conversation ------------------------------------------------------------
     def start(self, observation: Observation) -> None:
         self._tools = [self._tool(dict(spec)) for spec in observation.tools]
+        self._tools_json = orjson.Fragment(orjson.dumps(self._tools))
         self._messages = self._opening(observation.brief)
+        self._sent = []
         self._last = None
         self._turns = 0
 
@@ -127,13 +135,14 @@ class ModelAgentBase:
         messages = self._messages + self._results(results)
         if self._client is None:
             self._client = self._transport.client()
+        wire = self._sent + [orjson.Fragment(orjson.dumps(m)) for m in messages[len(self._sent):]]
         answer = await post_json(self._transport, self._client, self.provider, self._url, self._headers(),
-                                 self._body(messages, self._tools), self._key)
+                                 self._body(wire, self._tools_json), self._key)
         try:
             turn = self._turn(*self._read(answer))
         except (KeyError, TypeError, IndexError, ValueError):
             raise ProviderError(f"{self.provider}: the answer is not shaped like a {self.provider} reply") from None
-        self._messages = messages
+        self._messages, self._sent = messages, wire
         self._keep(turn)
         return self._last  # type: ignore[return-value]
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from referee.agents.base import Turn
 from referee.agents.model import ModelAgentBase
 
@@ -26,7 +28,7 @@ class OpenAIAgent(ModelAgentBase):
     def _headers(self) -> dict[str, str]:
         return {"authorization": f"Bearer {self._key}"} if self._key else {}
 
-    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(self, messages: list[orjson.Fragment], tools: orjson.Fragment) -> dict[str, Any]:
         p = self.params
         limit = "max_completion_tokens" if p["base_url"].startswith("https://api.openai.com") else "max_tokens"
         body: dict[str, Any] = {"model": self.model, "messages": messages, "tools": tools, limit: p["max_tokens"]}

@@ -8,6 +8,7 @@ and the next request are checked, not the parser alone.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -176,3 +177,24 @@ def test_an_answer_in_the_wrong_shape_pauses_the_bout(key: ArenaKey) -> None:
         second = bout("openai", server, key)
     assert isinstance(first, Paused) and first.reason == "provider_error" and "not shaped like" in first.detail
     assert isinstance(second, Paused) and "not an object" in second.detail
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_each_request_carries_the_whole_conversation_once_and_in_order(
+    provider: str, key: ArenaKey, ring: Keyring,
+) -> None:
+    """Messages are written to JSON once and reused (the conversation only grows): each request
+    must still carry the one before it whole, then that turn's answer, then its tool results."""
+    answers = [ok(provider, "two_calls"), ok(provider, "two_calls"), ok(provider, "submit")]
+    with Canned(answers).running() as server:
+        record = bout(provider, server, key)
+    assert isinstance(record, BoutRecord)
+    sent = [body["messages"] for body in server.bodies]
+    assert len(sent) == 3 and all(body["tools"] == server.bodies[0]["tools"] for body in server.bodies)
+    assert sent[0] == [{"role": "user", "content": events(record, ring)[0]["data"]["brief"]}]
+    for before, after in itertools.pairwise(sent):
+        assert after[:len(before)] == before
+        new = after[len(before):]
+        assert new[0]["role"] == "assistant" and len(new) == (2 if provider == "anthropic" else 3)
+        assert [t for _, t in tool_results(provider, {"messages": new})] == \
+            [t for _, t in tool_results(provider, {"messages": after})][-2:]
