@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import httpcore
 import httpx
 import orjson
 
@@ -26,6 +25,9 @@ from referee.canonical import canonical_bytes, plain_bytes
 from referee.errors import ProviderError
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
+
+if TYPE_CHECKING:
+    import aiohttp
 
 __all__ = ["ModelAgentBase", "public_url", "read_arguments"]
 
@@ -70,7 +72,7 @@ class ModelAgentBase:
         self._key = api_key
         self._url = base_url.rstrip("/") + self.path
         self._transport = transport
-        self._client: httpcore.AsyncConnectionPool | None = None
+        self._client: aiohttp.ClientSession | None = None
         self.params: dict[str, Any] = {
             "provider": self.provider, "model": model, "base_url": public_url(base_url),
             "temperature": temperature, "max_tokens": max_tokens, "seed": seed,
@@ -148,7 +150,7 @@ class ModelAgentBase:
 
     async def aclose(self) -> None:
         if self._client is not None:
-            await self._client.aclose()
+            await self._client.close()
             self._client = None
 
     def _keep(self, turn: Turn) -> None:

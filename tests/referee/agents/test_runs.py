@@ -192,7 +192,7 @@ def test_a_refused_connection_pauses_the_bout_at_once_for_resume(
         "--json"])
     assert result.exit_code == 4, result.output
     line = json.loads(result.output.splitlines()[0])
-    assert line["reason"] == "provider_unreachable" and "ConnectError" in line["detail"]
+    assert line["reason"] == "provider_unreachable" and "could not connect" in line["detail"]
     store = Store(f"sqlite:///{arena_home / 'arena.db'}")
     try:
         assert [row.reason for row in store.paused()] == ["provider_unreachable"]

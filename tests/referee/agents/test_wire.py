@@ -88,7 +88,7 @@ def test_a_rate_limit_spaces_requests_across_bouts() -> None:
             await asyncio.gather(*(post_json(wire, c, "openai", server.url, {}, {}, "") for c in clients))
         finally:
             for c in clients:
-                await c.aclose()
+                await c.close()
 
     with Canned([GOOD] * 6).running() as server:
         started = time.monotonic()

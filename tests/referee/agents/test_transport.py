@@ -1,5 +1,5 @@
-"""httpcore on asyncio's streams (ADR 0037): TLS, dropped and idle connections, timeouts,
-each against a real server on 127.0.0.1."""
+"""The wire under model agents (aiohttp, ADR 0041): TLS, dropped and idle connections,
+timeouts, refused connections and headers, each against a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from referee.agents.http import ProviderDown, Retry, Transport, post_json
+from referee.errors import KeyRefused
 
 ANSWER = b'{"fine": true}'
 ONCE = Retry(attempts=0, base_delay=0.001, max_delay=0.001, timeout=5.0)
@@ -116,7 +117,7 @@ def test_a_provider_over_tls_is_reached_and_an_untrusted_certificate_is_refused(
         url = f"https://127.0.0.1:{server.port}/v1/chat/completions"
         assert _post(url, Transport(retry=ONCE, _tls=trusting), times=3) == [{"fine": True}] * 3
         assert server.connections == 1  # kept alive across requests, TLS and all
-        with pytest.raises(ProviderDown, match="ConnectError") as refused:
+        with pytest.raises(ProviderDown, match="could not connect") as refused:
             _post(url, Transport(retry=ONCE))  # certifi's roots do not vouch for it
         assert refused.value.unreachable
 
@@ -143,12 +144,28 @@ def test_an_idle_connection_the_server_closed_is_not_used_again() -> None:
 def test_a_provider_that_never_answers_times_out_and_one_that_is_not_there_is_unreachable() -> None:
     with Server(silent=True).running() as server:
         url = f"http://127.0.0.1:{server.port}/v1/chat/completions"
-        with pytest.raises(ProviderDown, match="ReadTimeout") as slow:
+        with pytest.raises(ProviderDown, match="timed out") as slow:
             _post(url, Transport(retry=Retry(attempts=0, timeout=0.3)))
         assert not slow.value.unreachable
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, never listening: the connection is refused
-        with pytest.raises(ProviderDown, match="ConnectError") as refused:
+        with pytest.raises(ProviderDown, match="could not connect") as refused:
             _post(f"http://127.0.0.1:{port}/v1/chat/completions", Transport(retry=ONCE))
     assert refused.value.unreachable
+
+
+def test_a_key_with_a_line_break_is_refused_before_anything_is_sent() -> None:
+    """A pasted key with a line break would split the request's headers: refused by name, never sent."""
+    with Server().running() as server:
+        url = f"http://127.0.0.1:{server.port}/v1/chat/completions"
+
+        async def go() -> None:
+            transport = Transport(retry=ONCE)
+            async with transport.client() as client:
+                await post_json(transport, client, "openai", url, {"authorization": "Bearer sk-a\r\nx-evil: 1"},
+                                {"q": 1}, "sk-a")
+
+        with pytest.raises(KeyRefused, match="line break") as refused:
+            asyncio.run(go())
+        assert "sk-a" not in str(refused.value) and server.requests == 0
