@@ -135,10 +135,14 @@ async def _open(
     if work_dir is None:
         writer = LogWriter(sync_each=sync_each, now=now)
     else:  # created just before the header goes in, so a crash rarely leaves an empty file
-        work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now)
+        work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now, sync_folder=False)
     if sink is not None:
         writer.sink = sink(bout_id)
-    await writer.append_async("bout.header", header)
+    if sync_each:
+        writer.sync_folder_soon()
+    # Written at once (the file says whose it is) and synced with the first turn: nothing is
+    # spent before it, and a log without a whole header is dropped on resume (ADR 0040).
+    await writer.append_async("bout.header", header, ride=True)
     driver.start(Observation(world.brief, world.toolbox.specs()))
     return Bout(bout_id, spec, world, rules, caps, tv.name, writer, driver, started_at, work)
 
@@ -217,10 +221,11 @@ async def play_out(
         except _Pause as pause:
             outcome = _pause(bout, pause)
         else:
-            outcome = finish(bout, key, stopped, out_dir=out_dir, now=now, keep_work_log=keep_work_log)
+            outcome = await finish(bout, key, stopped, out_dir=out_dir, now=now, keep_work_log=keep_work_log)
         return outcome
     finally:
         bout.writer.close()  # an unexpected error leaves the log so far on disk, resumable
+        await bout.writer.settle()  # a pause is told once the file's name is on disk too
         if bout.work is not None and not (isinstance(outcome, BoutRecord) and outcome.work_log is bout.work):
             bout.work.release()  # a kept log stays locked until the runner has stored the bout
         bout.world.db.close()
@@ -340,7 +345,7 @@ def _cost_of(bout: Bout) -> int | None:
     return Price.from_json(price).cost_micros(bout.input_tokens, bout.output_tokens)
 
 
-def finish(
+async def finish(
     bout: Bout, key: ArenaKey, stopped: str, *, out_dir: Path | None, now: Callable[[], str],
     keep_work_log: bool, logged: dict[str, Any] | None = None,
 ) -> BoutRecord:
@@ -369,7 +374,7 @@ def finish(
     elif any(logged.get(k) != v for k, v in full.items() if k in logged) or "passed" not in logged:
         raise ResumeError(f"bout {bout.bout_id}: the rebuilt world does not give the logged result")
     finished_at = bout.writer.events[-1]["data"]["finished_at"]
-    bout.writer.close()
+    await bout.writer.aclose()
     document = bout.writer.document()
     envelope = envelope_bytes(sign_envelope(key, document))
     path = None

@@ -15,8 +15,9 @@ import asyncio
 import contextlib
 import os
 import threading
+from pathlib import Path
 
-__all__ = ["sync"]
+__all__ = ["sync", "sync_folder"]
 
 _IDLE = 1.0
 """Seconds the thread waits for more work before it ends (a new one starts on demand)."""
@@ -96,3 +97,16 @@ async def sync(fd: int) -> None:
         OSError: the fsync failed.
     """
     await _group.sync(fd)
+
+
+async def sync_folder(path: Path) -> None:
+    """`sync` for a folder: its entries (a file just created in it) on disk.
+
+    Raises:
+        OSError: the folder cannot be opened, or its fsync failed.
+    """
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        await _group.sync(fd)
+    finally:
+        os.close(fd)

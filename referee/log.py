@@ -16,6 +16,7 @@ gets signed. The first event is always ``bout.header`` and the last ``bout.resul
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -91,6 +92,8 @@ class LogWriter:
         self._fd: int | None = None
         self._unwritten: list[bytes] = []
         """Lines not yet in the file: a writer that syncs only at the end writes them at `close`."""
+        self._folder: asyncio.Future[None] | None = None
+        """The fsync of the file's folder, begun with the file (`sync_folder_soon`)."""
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
@@ -122,7 +125,23 @@ class LogWriter:
         seq = self._write(type_, data, plain, ride)
         if self.sync_each and self._fd is not None and not ride:
             await groupsync.sync(self._fd)
+            await self.settle()
         return seq
+
+    def sync_folder_soon(self) -> None:
+        """Begin syncing the new file's folder, so its name is on disk by the time its first
+        synced event is (ADR 0005): that event's `append_async` waits for it. A folder's fsync
+        commits every name changed in it, tens of milliseconds under load, so a model bout
+        starts it with the file and waits only if it is still running when the first turn
+        comes back from the provider (ADR 0040)."""
+        if self.path is not None and self._folder is None:
+            self._folder = asyncio.ensure_future(groupsync.sync_folder(self.path.parent))
+
+    async def settle(self) -> None:
+        """Wait for the folder's fsync begun by `sync_folder_soon`, if it has not been waited for."""
+        if self._folder is not None:
+            folder, self._folder = self._folder, None
+            await folder
 
     def _write(self, type_: EventType, data: dict[str, Any], plain: bool = False, ride: bool = False) -> int:
         """Chain, check and write one event (not yet synced); returns its sequence number."""
@@ -163,12 +182,27 @@ class LogWriter:
 
     def close(self) -> None:
         if self._fd is not None:
-            if self._unwritten:
-                _write_all(self._fd, b"".join(line + b"\n" for line in self._unwritten))
-                self._unwritten.clear()
+            self._write_held()
             os.fsync(self._fd)
             os.close(self._fd)
             self._fd = None
+
+    async def aclose(self) -> None:
+        """`close` for the bout loop. A model bout's last fsync runs on the group-commit thread,
+        as its others do, so the other bouts on the loop go on while this one's log reaches the
+        disk; a scripted bout, whose loop has nothing else to do, syncs at once."""
+        if self._fd is not None and self.sync_each:
+            self._write_held()
+            await groupsync.sync(self._fd)
+            os.close(self._fd)
+            self._fd = None
+        self.close()
+        await self.settle()
+
+    def _write_held(self) -> None:
+        if self._unwritten and self._fd is not None:
+            _write_all(self._fd, b"".join(line + b"\n" for line in self._unwritten))
+            self._unwritten.clear()
 
     def document(self) -> bytes:
         """The finished log as one canonical document: the bytes that are signed.

@@ -133,7 +133,7 @@ async def resume_bout_async(
         raise
     if logged is not None:
         try:
-            return finish(bout, key, bout.stopped or "report", out_dir=out_dir, now=now,
+            return await finish(bout, key, bout.stopped or "report", out_dir=out_dir, now=now,
                           keep_work_log=keep_work_log, logged=logged)
         except BaseException:
             if work is not None:
@@ -180,6 +180,8 @@ def _rebuild(
         driver.restore(Observation(world.brief, world.toolbox.specs()), history)
         if work is not None:  # last, so nothing above can leave the file open
             bout.writer = work.reopen(events, sync_each=sync_each, now=now)
+            if sync_each:  # a runner that died may have left the file's name unsynced
+                bout.writer.sync_folder_soon()
     except BaseException:
         world.db.close()
         raise

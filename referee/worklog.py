@@ -45,11 +45,15 @@ class WorkLog:
         return self.path.name.removesuffix(SUFFIX)
 
     @classmethod
-    def create(cls, work_dir: Path, bout_id: str, *, sync_each: bool, now: Any = utc_now) -> tuple[WorkLog, LogWriter]:
-        """A new working log, locked; its directory entry is synced when each event will be."""
+    def create(
+        cls, work_dir: Path, bout_id: str, *, sync_each: bool, now: Any = utc_now, sync_folder: bool = True,
+    ) -> tuple[WorkLog, LogWriter]:
+        """A new working log, locked; its directory entry is synced when each event will be
+        (``sync_folder=False``: the caller syncs the folder itself, before its first event counts
+        as on disk, as the bout loop does off the event loop with `groupsync.sync_folder`)."""
         path = work_dir / f"{bout_id}{SUFFIX}"
         writer = LogWriter(path=path, sync_each=sync_each, now=now)
-        if sync_each:
+        if sync_each and sync_folder:
             _fsync_dir(work_dir)
         work = cls.claim(path)
         if work is None:  # pragma: no cover - the file was created O_EXCL a moment ago

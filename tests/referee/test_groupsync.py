@@ -12,7 +12,7 @@ import pytest
 
 from referee import groupsync
 from referee.log import LogWriter, read_working_log
-from tests.referee.shapes import header
+from tests.referee.shapes import header, result
 
 TOOL = {"name": "get_order", "args": {"order_id": "O-1"}, "mutates": False, "forbidden": False, "ok": True,
         "result": {}}
@@ -102,3 +102,62 @@ def test_a_forked_child_syncs_with_a_thread_of_its_own(tmp_path: Path) -> None:
     child.join(20)
     assert child.exitcode == 0 and out.get(timeout=1) == "synced"
     os.close(fd)
+
+
+def test_a_model_bouts_last_fsync_and_its_folders_run_on_the_sync_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model bout's closing fsync and its new file's folder entry are synced off the event loop
+    (other bouts go on meanwhile), and each before the call that needs it returns."""
+    import stat
+
+    synced: list[tuple[str, str]] = []  # (what, which thread)
+    real = os.fsync
+
+    def watched(fd: int) -> None:
+        real(fd)
+        what = "folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else os.fstat(fd).st_size
+        synced.append((str(what), threading.current_thread().name))
+
+    monkeypatch.setattr(os, "fsync", watched)
+    path = tmp_path / "w.jsonl"
+    writer = LogWriter(path=path, sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+
+    async def main() -> None:
+        await writer.append_async("bout.header", header())
+        await groupsync.sync_folder(tmp_path)
+        assert synced[-1][0] == "folder"
+        writer.append("bout.result", result(), last=True)
+        await writer.aclose()
+        assert synced[-1] == (str(path.stat().st_size), "arena-fsync")  # the whole file, off the loop
+
+    asyncio.run(main())
+    assert [thread for _, thread in synced] == ["arena-fsync"] * 3
+    scripted = LogWriter(path=tmp_path / "s.jsonl", now=lambda: "2026-01-01T00:00:00.000000Z")
+    scripted.append("bout.header", header())
+    asyncio.run(scripted.aclose())
+    assert synced[-1][1] == threading.current_thread().name  # a scripted bout syncs at once, on its own thread
+
+
+def test_a_new_files_first_synced_event_waits_for_its_folder_and_a_riding_header_does_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder's fsync runs while the first turn is awaited; the first synced event is not
+    told it is on disk until the file's name is too (ADR 0005, 0040)."""
+    order: list[str] = []
+
+    async def slow_folder(path: Path) -> None:
+        await asyncio.sleep(0.05)
+        order.append(f"folder {path.name}")
+
+    monkeypatch.setattr(groupsync, "sync_folder", slow_folder)
+    writer = LogWriter(path=tmp_path / "w.jsonl", sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+
+    async def main() -> None:
+        writer.sync_folder_soon()
+        await writer.append_async("bout.header", header(), ride=True)
+        order.append("header")
+        await writer.append_async("agent.error", {"turn": 1, "kind": "crashed", "detail": "x"})
+        order.append("synced")
+
+    asyncio.run(main())
+    writer.close()
+    assert order == ["header", f"folder {tmp_path.name}", "synced"]

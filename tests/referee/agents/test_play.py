@@ -7,9 +7,15 @@ translation and the conversation, and must end with the scripted agent's verdict
 
 from __future__ import annotations
 
+import asyncio
+import os
+import stat
+import threading
+from pathlib import Path
+
 import pytest
 
-from referee.bout import BoutSpec, run_bout
+from referee.bout import BoutRecord, BoutSpec, run_bout, run_bout_async
 from referee.signing import ArenaKey, Keyring
 from referee.verify import verify_bytes
 from sandboxes import JOBS, get_job
@@ -46,3 +52,24 @@ def test_a_model_playing_a_policy_gets_the_policys_verdict(
         assert model.verdict.traps_sprung == [who.split("/")[1]]
     log = verify_bytes(model.envelope, ring).log
     assert log is not None and log.header["model"]["provider"] == provider
+
+
+def test_a_model_bouts_working_log_is_on_disk_name_and_all(
+    fake: FakeProvider, key: ArenaKey, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ADR 0005 for a model bout: its new file's folder is synced once, each turn (the header and
+    tool events riding along, ADR 0040) and its result are synced, all by the sync thread."""
+    synced: list[tuple[bool, str]] = []  # (a folder?, which thread)
+    real = os.fsync
+
+    def watched(fd: int) -> None:
+        real(fd)
+        synced.append((stat.S_ISDIR(os.fstat(fd).st_mode), threading.current_thread().name))
+
+    monkeypatch.setattr(os, "fsync", watched)
+    spec = BoutSpec("openai:refund/oracle", "refund", "normal-1.0", 1, 1, RULES)
+    record = asyncio.run(run_bout_async(spec, key, options=options(fake.openai_url), work_dir=tmp_path / "work"))
+    assert isinstance(record, BoutRecord) and record.verdict.passed
+    assert [folder for folder, _ in synced].count(True) == 1
+    assert len(synced) == 1 + record.turns + 1  # the folder, each turn, the result
+    assert {thread for _, thread in synced} == {"arena-fsync"}
