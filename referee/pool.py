@@ -44,9 +44,10 @@ the user discarded (`arena paused discard`). A season run and the pool never ret
 MAX_WAIT = 600.0
 """Seconds a run waits to resume a paused bout itself; a longer Retry-After leaves it paused."""
 
-FILES_PER_BOUT = 4
-"""File descriptors one bout in flight may hold: its working log and the log's lock, and its
-provider connection (a second while a dropped keep-alive connection is replaced)."""
+FILES_PER_BOUT = 5
+"""File descriptors one bout in flight may hold: its working log and the log's lock, its folder
+while that is synced during the first turn (ADR 0040), and its provider connection (a second
+while a dropped keep-alive connection is replaced)."""
 
 _SPARE_FILES = 64
 """Descriptors left for everything else: the store, the event loop, the standard streams."""
