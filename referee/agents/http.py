@@ -293,7 +293,7 @@ async def post_json(
         try:
             # A complete body with bytes that are not UTF-8 is what the model wrote (a server
             # splitting a multibyte token), not an outage: asking again would only repeat it.
-            answer = json.loads(got.decode("utf-8", "replace"))
+            answer = orjson.loads(got.decode("utf-8", "replace"))  # a JSONDecodeError is a ValueError
         except ValueError:
             failure = f"{host} sent a body that is not JSON (cut short?)"
             continue
