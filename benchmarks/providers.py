@@ -73,6 +73,10 @@ async def _serve(port_out: Any, latency: float, requests: Any, late: Any = None)
                               if line.lower().startswith(b"content-length:"))
                 body = await reader.readexactly(length)
                 due = loop.time() + latency  # a provider answering in `latency`, its own work included
+                # Let every request that arrived with this one be read and stamped before working out
+                # any answer: work done first delayed the reading, and so the stamp, of the others,
+                # which added the provider's own queue to the harness's figures unseen.
+                await asyncio.sleep(0)
                 data = json.dumps(_next_call(json.loads(body))).encode()
                 await asyncio.sleep(due - loop.time())
                 with requests.get_lock():
