@@ -9,9 +9,10 @@ While a bout runs the events are appended to a JSON Lines working file. A bout o
 real model syncs each of its turns to disk (a model's turn costs money and cannot be
 replayed from a seed), and the tool events in between ride on the next sync: resume
 recomputes them from the world and the turn (ADR 0040); a scripted bout can be rebuilt
-from its seed, so it syncs once at the end (ADR 0005). When the bout finishes the whole log becomes one
-canonical document, ``{"v": 1, "chain_head": ..., "events": [...]}``, which is what
-gets signed. The first event is always ``bout.header`` and the last ``bout.result``.
+from its seed, so it syncs once at the end (ADR 0005). When the bout finishes the whole
+log becomes one canonical document, ``{"v": 1, "chain_head": ..., "events": [...]}``,
+which is what gets signed. The first event is always ``bout.header`` and the last
+``bout.result``.
 """
 
 from __future__ import annotations
@@ -156,11 +157,10 @@ class LogWriter:
         self.events.append(event)
         self.lines.append(line)
         if self._fd is not None:
+            self._unwritten.append(line)
             if (self.sync_each and not ride) or seq == 0:
-                held, self._unwritten = self._unwritten, []
-                _write_all(self._fd, b"".join(h + b"\n" for h in held) + line + b"\n" if held else line + b"\n")
-            else:  # synced later (ADR 0005, 0040): written then too, in one call, not one per event
-                self._unwritten.append(line)
+                self._write_held()  # with any held before it, in one call
+            # else: synced later (ADR 0005, 0040), and written then, in one call, not one per event
         if self.sink is not None:
             self.sink(seq, line)
         return seq
