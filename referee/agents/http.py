@@ -44,6 +44,30 @@ __all__ = [
 ]
 
 _TRANSIENT = (500, 502, 503, 504, 520, 522, 524, 529)
+MAX_ANSWER = 16 * 2**20
+"""Bytes of one provider answer, at most: a turn of a few thousand tokens is kilobytes, and a
+server sending without end must pause its bout, not fill the runner's memory."""
+
+
+class _TooBig(Exception):
+    pass
+
+
+async def _read(response: aiohttp.ClientResponse) -> bytes:
+    """The answer's body, read only as far as `MAX_ANSWER`.
+
+    Raises:
+        _TooBig: the body (as declared, or as sent) is longer.
+    """
+    if (response.content_length or 0) > MAX_ANSWER:
+        raise _TooBig
+    parts, size = [], 0
+    async for chunk in response.content.iter_any():
+        size += len(chunk)
+        if size > MAX_ANSWER:
+            raise _TooBig
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 class ProviderDown(ProviderError):
@@ -270,7 +294,9 @@ async def post_json(
             await transport.shared.wait(provider)
         try:
             async with client.post(target.url, data=content, headers=wire, allow_redirects=False) as response:
-                status, after, got = response.status, response.headers.get("retry-after"), await response.read()
+                status, after, got = response.status, response.headers.get("retry-after"), await _read(response)
+        except _TooBig:
+            raise ProviderError(f"{provider}: {host} sent an answer of more than {MAX_ANSWER:,} bytes") from None
         except (aiohttp.ClientError, TimeoutError) as err:  # refused, dropped, timed out, cut short
             what, refused = _failure(err)
             failure = f"{what} talking to {host}"

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from referee.agents.http import ProviderDown, Retry, Transport, post_json
-from referee.errors import KeyRefused
+from referee.errors import KeyRefused, ProviderError
 
 ANSWER = b'{"fine": true}'
 ONCE = Retry(attempts=0, base_delay=0.001, max_delay=0.001, timeout=5.0)
@@ -169,3 +169,35 @@ def test_a_key_with_a_line_break_is_refused_before_anything_is_sent() -> None:
         with pytest.raises(KeyRefused, match="line break") as refused:
             asyncio.run(go())
         assert "sk-a" not in str(refused.value) and server.requests == 0
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_an_answer_longer_than_the_cap_is_refused_not_read_whole(
+    declared: bool, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server sending without end pauses its bout (a provider error, for a person to look at)
+    instead of filling the runner's memory: by its declared length, or as the bytes come."""
+    import referee.agents.http as http_module
+
+    monkeypatch.setattr(http_module, "MAX_ANSWER", 10_000)
+    body = b'{"fine": "' + b"x" * 20_000 + b'"}'
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                                      if line.lower().startswith(b"content-length:")))
+        length = b"content-length: %d\r\n" % len(body) if declared else b"connection: close\r\n"
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n" + length + b"\r\n" + body)
+        await writer.drain()
+        writer.close()
+
+    async def go() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
+        transport = Transport(retry=ONCE)
+        async with server, transport.client() as client:
+            await post_json(transport, client, "openai", url, {}, {"q": 1}, "sk-none")
+
+    with pytest.raises(ProviderError, match="more than 10,000 bytes") as refused:
+        asyncio.run(go())
+    assert not isinstance(refused.value, ProviderDown)  # not retried: asking again gets the same
