@@ -318,6 +318,7 @@ class Bench:
             time.sleep(0.01)
         os.environ["OPENAI_API_KEY"] = KEY
         options = AgentOptions(base_url=f"http://127.0.0.1:{port.value}/v1")
+        import aiohttp  # noqa: F401  the HTTP client's import is start-up, left out as `arena run`'s is above
         try:
             for k in (64,) if self.quick else (64, 1000):
                 # Two waves at 64 (the second starts as bouts of the first end, as in a long run), so the
