@@ -135,11 +135,9 @@ async def _open(
     if work_dir is None:
         writer = LogWriter(sync_each=sync_each, now=now)
     else:  # created just before the header goes in, so a crash rarely leaves an empty file
-        work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now, sync_folder=False)
+        work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now)
     if sink is not None:
         writer.sink = sink(bout_id)
-    if sync_each:
-        writer.sync_folder_soon()
     # Written at once (the file says whose it is) and synced with the first turn: nothing is
     # spent before it, and a log without a whole header is dropped on resume (ADR 0040).
     await writer.append_async("bout.header", header, ride=True)

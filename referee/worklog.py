@@ -45,16 +45,13 @@ class WorkLog:
         return self.path.name.removesuffix(SUFFIX)
 
     @classmethod
-    def create(
-        cls, work_dir: Path, bout_id: str, *, sync_each: bool, now: Any = utc_now, sync_folder: bool = True,
-    ) -> tuple[WorkLog, LogWriter]:
-        """A new working log, locked; its directory entry is synced when each event will be
-        (``sync_folder=False``: the caller syncs the folder itself, before its first event counts
-        as on disk, as the bout loop does off the event loop with `groupsync.sync_folder`)."""
+    def create(cls, work_dir: Path, bout_id: str, *, sync_each: bool, now: Any = utc_now) -> tuple[WorkLog, LogWriter]:
+        """A new working log, locked. With ``sync_each`` its name is on disk by the time its
+        first synced event is (`LogWriter.sync_folder_soon`: called in a running event loop)."""
         path = work_dir / f"{bout_id}{SUFFIX}"
         writer = LogWriter(path=path, sync_each=sync_each, now=now)
-        if sync_each and sync_folder:
-            _fsync_dir(work_dir)
+        if sync_each:
+            writer.sync_folder_soon()
         work = cls.claim(path)
         if work is None:  # pragma: no cover - the file was created O_EXCL a moment ago
             raise LogCorrupt(f"cannot lock the new working log {path.name}")
