@@ -61,6 +61,7 @@ def _drop_brief(events: list[dict[str, Any]]) -> None:
 
 EDITS: dict[str, Callable[[list[dict[str, Any]]], None]] = {
     "v is true": _set([1, "v"], True),
+    "v is 2": _set([1, "v"], 2),
     "passed is 1": _set([-1, "data", "passed"], 1),
     "score is true": _set([-1, "data", "score_bp"], True),
     "ok is 1": _set([2, "data", "ok"], 1),
