@@ -223,11 +223,13 @@ async def play_out(
         return outcome
     finally:
         bout.writer.close()  # an unexpected error leaves the log so far on disk, resumable
-        await bout.writer.settle()  # a pause is told once the file's name is on disk too
-        if bout.work is not None and not (isinstance(outcome, BoutRecord) and outcome.work_log is bout.work):
-            bout.work.release()  # a kept log stays locked until the runner has stored the bout
-        bout.world.db.close()
-        await bout.driver.aclose()
+        try:
+            await bout.writer.settle()  # a pause is told once the file's name is on disk too
+        finally:  # a folder that could not be synced still gives back the world and the connection
+            if bout.work is not None and not (isinstance(outcome, BoutRecord) and outcome.work_log is bout.work):
+                bout.work.release()  # a kept log stays locked until the runner has stored the bout
+            bout.world.db.close()
+            await bout.driver.aclose()
 
 
 async def _play(bout: Bout, deadline: float | None) -> str:

@@ -68,8 +68,8 @@ not JSON; so pydantic's own walk of each value proved nothing and was over half 
 
 
 def _exactly(value: object) -> Any:
-    # pydantic's Literal[1] accepts True (and Literal[True] accepts 1) even when strict,
-    # so the constants are strict ints and bools checked against their one value.
+    # pydantic's Literal[True] accepts 1 even when strict, so a constant bool is a strict
+    # bool checked against its one value (an int constant is bounded instead: FormatVersion).
     def check(got: Any) -> Any:
         if got != value:
             raise ValueError(f"must be {value!r}")

@@ -184,8 +184,7 @@ class LogWriter:
         if self._fd is not None:
             self._write_held()
             os.fsync(self._fd)
-            os.close(self._fd)
-            self._fd = None
+            self._shut()
 
     async def aclose(self) -> None:
         """`close` for the bout loop. A model bout's last fsync runs on the group-commit thread,
@@ -194,10 +193,14 @@ class LogWriter:
         if self._fd is not None and self.sync_each:
             self._write_held()
             await groupsync.sync(self._fd)
-            os.close(self._fd)
-            self._fd = None
+            self._shut()
         self.close()
         await self.settle()
+
+    def _shut(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def _write_held(self) -> None:
         if self._unwritten and self._fd is not None:

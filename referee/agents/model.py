@@ -82,8 +82,8 @@ class ModelAgentBase:
         self._sent: list[orjson.Fragment] = []
         """The JSON of the first messages, written once: the conversation only grows, and each
         request carries all of it, so writing it whole every turn grew with the square of its turns."""
-        self._tools: list[dict[str, Any]] = []
-        self._tools_json = orjson.Fragment(b"[]")
+        self._tools = orjson.Fragment(b"[]")
+        """The tools as the provider is shown them, written to JSON once per bout."""
         self._last: Turn | None = None
         self._turns = 0
 
@@ -120,8 +120,7 @@ class ModelAgentBase:
 
     # -- the conversation ------------------------------------------------------------
     def start(self, observation: Observation) -> None:
-        self._tools = [self._tool(dict(spec)) for spec in observation.tools]
-        self._tools_json = orjson.Fragment(orjson.dumps(self._tools))
+        self._tools = orjson.Fragment(orjson.dumps([self._tool(dict(spec)) for spec in observation.tools]))
         self._messages = self._opening(observation.brief)
         self._sent = []
         self._last = None
@@ -139,7 +138,7 @@ class ModelAgentBase:
             self._client = self._transport.client()
         wire = self._sent + [orjson.Fragment(orjson.dumps(m)) for m in messages[len(self._sent):]]
         answer = await post_json(self._transport, self._client, self.provider, self._url, self._headers(),
-                                 self._body(wire, self._tools_json), self._key)
+                                 self._body(wire, self._tools), self._key)
         try:
             turn = self._turn(*self._read(answer))
         except (KeyError, TypeError, IndexError, ValueError):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import referee.agents.model as model_module
 from referee.bout import BoutRecord, BoutSpec, run_bout, run_bout_async
 from referee.signing import ArenaKey, Keyring
 from referee.verify import verify_bytes
@@ -73,3 +74,34 @@ def test_a_model_bouts_working_log_is_on_disk_name_and_all(
     assert [folder for folder, _ in synced].count(True) == 1
     assert len(synced) == 1 + record.turns + 1  # the folder, each turn, the result
     assert {thread for _, thread in synced} == {"arena-fsync"}
+
+
+def test_a_folder_that_cannot_be_synced_fails_the_bout_and_still_gives_back_its_connection(
+    key: ArenaKey, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The provider is down at the first request, so the bout pauses before any turn waited for
+    its folder's fsync; that fsync fails: the error is the bout's, and its world and its
+    provider session are closed all the same."""
+    import socket
+
+    from referee import groupsync
+
+    async def failing(path: Path) -> None:
+        raise OSError(5, "Input/output error")
+
+    closed: list[str] = []
+    real_close = model_module.ModelAgentBase.aclose
+
+    async def watched(self: model_module.ModelAgentBase) -> None:
+        closed.append(self.name)
+        await real_close(self)
+
+    monkeypatch.setattr(groupsync, "sync_folder", failing)
+    monkeypatch.setattr(model_module.ModelAgentBase, "aclose", watched)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))  # bound, never listening: nothing answers
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        spec = BoutSpec("openai:refund/oracle", "refund", "normal-1.0", 1, 1, RULES)
+        with pytest.raises(OSError, match="Input/output error"):
+            asyncio.run(run_bout_async(spec, key, options=options(url), work_dir=tmp_path / "work"))
+    assert closed == ["openai:refund/oracle"]
