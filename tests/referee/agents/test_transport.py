@@ -186,10 +186,16 @@ def test_an_answer_longer_than_the_cap_is_refused_not_read_whole(
         head = await reader.readuntil(b"\r\n\r\n")
         await reader.readexactly(next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
                                       if line.lower().startswith(b"content-length:")))
-        length = b"content-length: %d\r\n" % len(body) if declared else b"connection: close\r\n"
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n" + length + b"\r\n" + body)
-        await writer.drain()
-        writer.close()
+        try:
+            if declared:  # says how long, sends a little, and holds on: refused on what it declared
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%b"
+                             % (len(body), body[:10]))
+                await writer.drain()
+                await asyncio.sleep(30)  # cancelled when the test's loop ends
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n" + body)
+            await writer.drain()
+        finally:
+            writer.close()
 
     async def go() -> None:
         server = await asyncio.start_server(handle, "127.0.0.1", 0)
