@@ -130,7 +130,7 @@ async def _open(
     info = await _introduce(driver)
     if info is not None:
         header["agent_info"] = {"name": sanitize_text(info["name"]), "version": sanitize_text(info["version"])}
-    sync_each = not spec.agent.startswith("scripted:")
+    sync_each = not spec.scripted
     work = None
     if work_dir is None:
         writer = LogWriter(sync_each=sync_each, now=now)

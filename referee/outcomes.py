@@ -34,6 +34,12 @@ class BoutSpec:
     planned_attempts: int | None = None
     """How many attempts the season or run plans for this variant (None: not recorded; boards read 3)."""
 
+    @property
+    def scripted(self) -> bool:
+        """Played by one of the arena's scripted policies: fixed by its seed and costing nothing,
+        so a bout cut off is run again from its seed rather than resumed event by event (ADR 0005)."""
+        return self.agent.startswith("scripted:")
+
 
 @dataclass(frozen=True)
 class BoutRecord:

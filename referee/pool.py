@@ -4,8 +4,10 @@ Model bouts spend their time waiting on providers, so K of them wait at once. A 
 that pauses on a rate limit or an outage goes back in the queue after a wait
 (Retry-After when the provider gave one) and is resumed from its log, a bounded
 number of times; after that, or at the deadline, it stays paused for `arena resume`.
-Finished bouts are stored in batches, and each keeps its (locked) working log until
-its batch is committed, so killing the runner at any moment loses no finished bout.
+Finished bouts are stored in batches. A model bout keeps its (locked) working log until its
+batch is committed; a scripted bout has none when a store keeps the run, and is told finished
+only once its row is committed (ADR 0042). Either way, killing the runner at any moment loses
+no bout it has told finished.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ FILES_PER_BOUT = 5
 """File descriptors one bout in flight may hold: its working log and the log's lock, its folder
 while that is synced during the first turn (ADR 0040), and its provider connection (a second
 while a dropped keep-alive connection is replaced)."""
+
+TELL_WITHIN = 1.0
+"""Most seconds a finished bout that has no working log waits for its batch to be stored (and so
+to be told to ``on_done``) when the batch does not fill up sooner."""
 
 _SPARE_FILES = 64
 """Descriptors left for everything else: the store, the event loop, the standard streams."""
@@ -245,6 +251,9 @@ class BoutPool:
         self.tries: dict[str, int] = {}
         """How often each bout paused in this run (resumed in the run after all but the last)."""
         self.progress = RunProgress(0)
+        self.untold: asyncio.TimerHandle | None = None
+        """Stores the batch so far if it is not full `TELL_WITHIN` seconds after a bout without a
+        working log finished there, so a slow run still tells each such bout soon."""
 
     async def go(self, items: Sequence[BoutSpec | Unfinished]) -> list[BoutRecord]:
         self.progress.total = len(items)
@@ -316,8 +325,11 @@ class BoutPool:
     async def _one(self, item: BoutSpec | Unfinished) -> BoutRecord | Paused | None:
         keep = self.s.store is not None  # until the row is committed
         if isinstance(item, BoutSpec):
+            # A scripted bout cut off is run again from its seed, and a finished one is told only once
+            # its batch is committed (`_done`): a store leaves its working log nothing to keep (ADR 0042).
+            work_dir = None if keep and item.scripted else self.s.work_dir
             return await run_bout_async(item, self.key, options=self.options, out_dir=self.s.out_dir,
-                                        work_dir=self.s.work_dir, deadline=self.end, keep_work_log=keep)
+                                        work_dir=work_dir, deadline=self.end, keep_work_log=keep)
         self.waiting.pop(item.bout_id, None)
         return await resume_bout_async(item, self.key, options=self.options, out_dir=self.s.out_dir,
                                        work_dir=self.s.work_dir, deadline=self.end, keep_work_log=keep)
@@ -333,18 +345,31 @@ class BoutPool:
                 record.work_log.discard()
             return
         self.unstored.append(record)
-        if self.s.on_done:
-            self.s.on_done(record)
+        if record.work_log is None:  # its one durable copy will be its row: told once that is committed
+            if self.untold is None:
+                self.untold = asyncio.get_running_loop().call_later(TELL_WITHIN, self._flush_late)
+        elif self.s.on_done:
+            self.s.on_done(record)  # on disk in its working log, which is kept until the row is stored
         if len(self.unstored) >= self.s.batch:
             self._flush()
 
     def _flush(self) -> None:
+        if self.untold is not None:
+            self.untold.cancel()
+            self.untold = None
         if self.s.store is not None and self.unstored:
             self.s.store.add(self.unstored)
-            for record in self.unstored:
+            stored, self.unstored = self.unstored, []
+            for record in stored:
                 if record.work_log is not None:
                     record.work_log.discard()
-            self.unstored = []
+                elif self.s.on_done:
+                    self.s.on_done(record)
+
+    def _flush_late(self) -> None:
+        self.untold = None
+        with contextlib.suppress(Exception):  # tried again, and then raised, when the batch fills or the run ends
+            self._flush()
 
     def _paused(self, paused: Paused, item: BoutSpec | Unfinished) -> None:
         """Wait and resume a rate-limited or unavailable bout in this run, or leave it paused."""

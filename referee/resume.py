@@ -171,7 +171,7 @@ def _rebuild(
             check_world(world, header)
         except ResumeError as err:
             raise ResumeError(f"bout {header.bout_id}: the rebuilt world differs from the log's: {err}") from None
-        sync_each = not spec.agent.startswith("scripted:")
+        sync_each = not spec.scripted
         writer = LogWriter.resume(events, sync_each=sync_each, now=now)
         driver = drive(agent or make_agent(spec.agent, job, options, recorded=header.model))
         caps = Caps(turns=header.caps.turns, tool_calls=header.caps.tool_calls)  # the caps it started under

@@ -140,7 +140,7 @@ class _Worker:
         return for_bout
 
     async def _play(self, c: Claimed) -> None:
-        scripted = c.spec.agent.startswith("scripted:")
+        scripted = c.spec.scripted
         sink = None if scripted else self._sink(c)
         try:
             log = None if scripted else events_of(self.store, c.bout_id)
