@@ -136,13 +136,18 @@ async def _open(
         writer = LogWriter(sync_each=sync_each, now=now)
     else:  # created just before the header goes in, so a crash rarely leaves an empty file
         work, writer = WorkLog.create(work_dir, bout_id, sync_each=sync_each, now=now)
-    if sink is not None:
-        writer.sink = sink(bout_id)
-    # Written at once (the file says whose it is) and synced with the first turn: nothing is
-    # spent before it, and a log without a whole header is dropped on resume (ADR 0040).
-    await writer.append_async("bout.header", header, ride=True)
-    driver.start(Observation(world.brief, world.toolbox.specs()))
-    return Bout(bout_id, spec, world, rules, caps, tv.name, writer, driver, started_at, work)
+    bout = Bout(bout_id, spec, world, rules, caps, tv.name, writer, driver, started_at, work)
+    try:
+        if sink is not None:
+            writer.sink = sink(bout_id)
+        # Written at once (the file says whose it is) and synced with the first turn: nothing is
+        # spent before it, and a log without a whole header is dropped on resume (ADR 0040).
+        await writer.append_async("bout.header", header, ride=True)
+        driver.start(Observation(world.brief, world.toolbox.specs()))
+    except BaseException:
+        await _let_go(bout, None)  # the file, its lock, its folder's sync, the world and the agent
+        raise
+    return bout
 
 
 async def run_bout_async(
@@ -222,14 +227,20 @@ async def play_out(
             outcome = await finish(bout, key, stopped, out_dir=out_dir, now=now, keep_work_log=keep_work_log)
         return outcome
     finally:
-        bout.writer.close()  # an unexpected error leaves the log so far on disk, resumable
-        try:
-            await bout.writer.settle()  # a pause is told once the file's name is on disk too
-        finally:  # a folder that could not be synced still gives back the world and the connection
-            if bout.work is not None and not (isinstance(outcome, BoutRecord) and outcome.work_log is bout.work):
-                bout.work.release()  # a kept log stays locked until the runner has stored the bout
-            bout.world.db.close()
-            await bout.driver.aclose()
+        await _let_go(bout, outcome)
+
+
+async def _let_go(bout: Bout, outcome: BoutRecord | Paused | None) -> None:
+    """Close what a bout holds, however it ended; the working log of a finished bout the caller
+    keeps (``outcome.work_log``) stays locked until the runner has stored the bout."""
+    bout.writer.close()  # an unexpected error leaves the log so far on disk, resumable
+    try:
+        await bout.writer.settle()  # a pause is told once the file's name is on disk too
+    finally:  # a folder that could not be synced still gives back the world and the connection
+        if bout.work is not None and not (isinstance(outcome, BoutRecord) and outcome.work_log is bout.work):
+            bout.work.release()
+        bout.world.db.close()
+        await bout.driver.aclose()
 
 
 async def _play(bout: Bout, deadline: float | None) -> str:

@@ -156,3 +156,32 @@ def test_run_bout_raises_when_a_bout_pauses_instead_of_voiding_it(key: ArenaKey,
     assert paused.reason == "provider_error" and "401" in paused.detail
     assert paused.path is not None and paused.path.read_bytes() == paused.log
     assert [p.name for p in work.iterdir()] == [f"{paused.bout_id}.log.jsonl"]
+
+
+class FailsToStart(Refused):
+    """A model agent that fails while it is being started: after the working log exists."""
+
+    closed = False
+
+    def start(self, observation: Observation) -> None:
+        raise RuntimeError("cannot start")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_a_bout_that_fails_to_open_lets_go_of_its_file_lock_and_agent(key: ArenaKey, tmp_path: object) -> None:
+    import os
+    from pathlib import Path
+
+    from referee.worklog import WorkLog
+
+    work, agent = Path(str(tmp_path)), FailsToStart()
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(RuntimeError, match="cannot start"):
+        run_bout(SPEC, key, agent=agent, work_dir=work)
+    assert len(os.listdir("/proc/self/fd")) == before and agent.closed  # no descriptor or session left open
+    [left] = list(work.iterdir())  # the header is on disk for `arena resume` to report, and free to claim
+    claimed = WorkLog.claim(left)
+    assert claimed is not None and left.read_bytes().count(b"\n") == 1
+    claimed.release()
