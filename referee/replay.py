@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from catalog import CatalogError, load_catalog
 from referee.agents.base import loggable
-from referee.canonical import canonical_bytes, digest, sha256_hex
+from referee.canonical import canonical_bytes, digest, plain_bytes, sha256_hex
 from referee.errors import ResumeError
 from referee.events import Header, Result, ToolEvent, validate_event
 from referee.judge import judge
@@ -59,8 +59,11 @@ _digests: dict[tuple[str, str, int], tuple[str, str, str]] = {}
 
 
 def state_digest(world: World) -> str:
-    """``digest(world.snapshot())`` (ADR 0006), without encoding again the tables no call wrote."""
-    return sha256_hex(world.db.encoded(canonical_bytes))
+    """``digest(world.snapshot())`` (ADR 0006), without encoding again the tables no call wrote.
+
+    Rows come float-free with ASCII names (`WorldDB.encoded`), so orjson writes their canonical
+    bytes without a walk to check first (`plain_bytes`); what it refuses, `canonical_bytes` decides."""
+    return sha256_hex(world.db.encoded(plain_bytes))
 
 
 def world_digests(world: World) -> tuple[str, str, str]:

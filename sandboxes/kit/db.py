@@ -392,7 +392,11 @@ class WorldDB:
         built from each table's encoding, so a table this copy never wrote is not encoded
         again. JCS of an object is its members in key order, and table names are ASCII,
         so Python's sort is JCS's order. Every caller passes the same encoder: the image's
-        cached bytes are that encoder's."""
+        cached bytes are that encoder's.
+
+        ``encode`` is handed table names and tables' rows as `table` reads them: no floats and
+        ASCII names, so canonical JSON's plain subset but for what an encoder of that subset
+        refuses itself (a lone surrogate, an integer past 53 bits)."""
         self._sync()  # pending ORM changes reach SQLite, and are noted, before any table is shared
         parts = []
         for name in sorted(self.metadata.tables):
@@ -416,12 +420,18 @@ class WorldDB:
 
     def table(self, name: str) -> Rows:
         """One table's rows, read from SQLite directly (after a flush, so pending ORM changes
-        are there and noted first)."""
+        are there and noted first).
+
+        Raises:
+            TypeError: a value is a float, or the table's or a column's name is not ASCII.
+        """
         self._sync()
         table = self.metadata.tables[name]
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns) or "rowid"
         cursor = self._raw.execute(f'SELECT * FROM "{name}" ORDER BY {order}')
         names = [d[0] for d in cursor.description]
+        if not (name.isascii() and all(map(str.isascii, names))):  # JCS sorts other keys its own way
+            raise TypeError(f"table {name!r} has a name that is not ASCII; world tables and columns have ASCII names")
         fetched = cursor.fetchall()
         if float in set(map(type, chain.from_iterable(fetched))):  # every value's type, gathered in C
             key = next(k for row in fetched for k, v in zip(names, row, strict=True) if type(v) is float)

@@ -205,3 +205,36 @@ def test_a_table_holding_a_float_is_refused_by_name_wherever_the_float_stands() 
         with pytest.raises(TypeError, match=f"{table}.{column} holds a float"):
             copy.snapshot()
         copy.close()
+
+
+def test_the_referees_plain_encoding_of_a_world_is_its_canonical_encoding_even_off_the_plain_path() -> None:
+    """The end-state digest hands `WorldDB.encoded` orjson's plain encoder (`plain_bytes`): text
+    past ASCII comes out as JCS writes it, and an integer past 53 bits, which orjson refuses, is
+    refused as `canonical_bytes` refuses it, never written some other way. (SQLite cannot hold
+    a lone surrogate at all.)"""
+    from referee.canonical import plain_bytes
+
+    db = _db()
+    db.update(Book, "B3", borrower="caf\u00e9 \U0001f600 \uffff \u2028")
+    db.update(Book, "B1", pages=2**60)
+    db.commit()
+    with pytest.raises(ValueError, match="2\\^53"):
+        db.encoded(plain_bytes)
+    db.update(Book, "B1", pages=2**53 - 1)
+    db.commit()
+    assert db.encoded(plain_bytes) == db.encoded(canonical_bytes) == canonical_bytes(db.snapshot())
+
+
+def test_a_world_table_or_column_whose_name_is_not_ascii_is_refused() -> None:
+    """JCS orders keys by UTF-16 code units, which ASCII names keep equal to Python's order."""
+
+    class OddBase(SQLModel, registry=registry()):
+        pass
+
+    class Odd(OddBase, table=True):
+        pos: int = Field(primary_key=True)
+        größe: int = 0
+
+    db = WorldDB.empty(Odd.metadata)
+    with pytest.raises(TypeError, match="not ASCII"):
+        db.table("odd")
