@@ -236,7 +236,7 @@ def run_season(
     _requeue(store, name, ("running", "paused"))
     entries = _claim(store, name, limit)
     specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name, attempts) for e in entries]
-    run_bouts(specs, key, store=store, on_done=on_done, batch=1, concurrency=concurrency, deadline=deadline,
+    run_bouts(specs, key, store=store, on_done=on_done, concurrency=concurrency, deadline=deadline,
               work_dir=work_dir, options=options, on_paused=lambda p: _paused(store, name, p, on_paused),
               on_progress=on_progress, on_failed=on_failed, keep=False)  # streamed: flat memory
     done += _reconcile(store, name)
