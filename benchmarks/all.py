@@ -16,6 +16,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -88,14 +89,21 @@ class Bench:
         self.adojo: list[float] = []
 
     # -- bouts ---------------------------------------------------------------------------
-    def cli_bouts(self) -> None:
+    def cli_bouts(self, venv: Path | None) -> None:
+        """The marginal bout of `arena run`, least of three; with ``venv``, each of the three is
+        also held against an AgentDojo timing taken just before it, and the median of those
+        ratios printed: this machine's speed drifts by a third within minutes, and a ratio of
+        figures taken minutes apart measures the drift as much as the code."""
         print("\n== Normal 1.0 oracle bouts through `arena run` (world, calls, judge, signature, store)")
         seeds = 10 if self.quick else 30  # a difference of hundreds of bouts: start-up varies by a tenth of a second
         small = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds", "1",
                       "--attempts", "1", "--db", f"sqlite:///{self.tmp}/warm.db", env=self.env)
         assert small.returncode == 0, small.stderr[-400:]
         runs: dict[int, tuple[Clock, int]] = {}
+        paired: list[float] = []
         for attempt in range(3):  # the least of three of each, taken in turns so both see the same machine
+            episode = self.episode(venv, "2") if venv is not None else None
+            cpu_by_size: dict[int, float] = {}
             for n_seeds in (1, seeds + 1):
                 db, out = self.tmp / f"cli{n_seeds}-{attempt}.db", self.tmp / f"out{n_seeds}-{attempt}"
                 with clock() as c:
@@ -104,8 +112,11 @@ class Bench:
                 assert done.returncode == 0, done.stderr[-400:]
                 if n_seeds not in runs or c.cpu < runs[n_seeds][0].cpu:
                     runs[n_seeds] = (c, 6 * 3 * n_seeds)
+                cpu_by_size[n_seeds] = c.cpu
                 if attempt == 0:
                     shutil.copytree(out, self.tmp / f"out{n_seeds}", dirs_exist_ok=True)
+            if episode is not None:
+                paired.append((cpu_by_size[seeds + 1] - cpu_by_size[1]) / (6 * 3 * seeds) / episode["cpu_s"])
         (c1, n1), (c2, n2) = runs[1], runs[seeds + 1]
         self.cli_out = self.tmp / f"out{seeds + 1}"
         cpu, wall = (c2.cpu - c1.cpu) / (n2 - n1), (c2.wall - c1.wall) / (n2 - n1)
@@ -113,6 +124,10 @@ class Bench:
         line("per bout (marginal: 3 attempts per seed)", f"{cpu * 1e3:6.2f} ms CPU  {wall * 1e3:6.2f} ms wall",
              "target: half an AgentDojo episode")
         line(f"whole command, {n2} bouts", f"{c2.cpu:6.2f} s CPU  {c2.wall:6.2f} s wall")
+        if paired:
+            self.figures["bout_cpu_paired"] = statistics.median(paired)
+            line("each of three / AgentDojo just before it", "  ".join(f"x{r:.2f}" for r in paired),
+                 "target: x0.5 or less")
 
     def in_process_bouts(self) -> None:
         from referee.runner import run_bouts
@@ -387,16 +402,23 @@ class Bench:
             return None
         return venv
 
-    def agentdojo(self, venv: Path, when: str) -> None:
-        """One timing of AgentDojo episodes. Taken just before and just after the arena's bouts:
-        this machine's speed drifts by half within minutes, and a ratio wants both sides alike."""
-        rounds = "2" if self.quick else "5"
+    @staticmethod
+    def episode(venv: Path, rounds: str) -> dict[str, Any] | None:
+        """AgentDojo's episodes timed once (``rounds`` passes over its tasks), or None if that failed."""
         done = subprocess.run([str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "agentdojo_episodes.py"),
                                rounds], capture_output=True, text=True)
         if done.returncode != 0:
             print(f"  AgentDojo run failed: {done.stderr.strip()[-300:]}")
+            return None
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
+    def agentdojo(self, venv: Path, when: str) -> None:
+        """One timing of AgentDojo episodes. Taken just before and just after the arena's bouts:
+        this machine's speed drifts by half within minutes, and a ratio wants both sides alike."""
+        result = self.episode(venv, "2" if self.quick else "5")
+        if result is None:
             return
-        result = json.loads(done.stdout.strip().splitlines()[-1])
         self.adojo.append(result["cpu_s"])
         self.figures["agentdojo_cpu"] = sum(self.adojo) / len(self.adojo)
         line(f"AgentDojo episode, {when} ({result['episodes']} runs of {result['tasks']} tasks, {result['version']})",
@@ -412,6 +434,9 @@ class Bench:
                 if key in f:
                     line(f"{name} / AgentDojo episode", f"x{f[key] / f['agentdojo_cpu']:5.2f}",
                          "target: x0.5 or less" if key == "bout_cpu" else "")
+        if "bout_cpu_paired" in f:
+            line("arena run bout / AgentDojo just before, median", f"x{f['bout_cpu_paired']:5.2f}",
+                 "target: x0.5 or less")
         for name, key, target in (("verify", "verify_per_s", 2000), ("replay", "replay_per_s", 500)):
             if key in f:
                 line(f"{name}: figure / target", f"x{f[key] / target:5.2f}")
@@ -433,7 +458,7 @@ def main() -> None:
         if venv is not None:
             print("\n== AgentDojo ground-truth episodes (banking and slack, no model), in a throwaway venv")
             bench.agentdojo(venv, "before")
-        bench.cli_bouts()
+        bench.cli_bouts(venv)
         bench.in_process_bouts()
         if venv is not None:
             print()
