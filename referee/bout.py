@@ -279,7 +279,7 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
         logged = turn.as_log()
-        await writer.append_async("model.turn", {"turn": bout.turns, **logged})
+        await writer.append_async("model.turn", {"turn": bout.turns, **logged}, plain=_plain_turn(logged))
         if not turn.calls:
             return "agent_stopped"
         bout.pending, bout.results = [Call(c["name"], c["args"]) for c in logged["calls"]], []
@@ -287,6 +287,15 @@ async def _play(bout: Bout, deadline: float | None) -> str:
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_SAFE = 2**53 - 1
+
+
+def _plain_turn(logged: dict[str, Any]) -> bool:
+    """Whether a turn as logged (`Turn.as_log`) is in canonical JSON's plain subset (see
+    `_logged_as_is`), checking only what can leave it: its calls' arguments, and token counts
+    a provider reported. Its text, names and ids are logged text (no lone surrogate) under
+    ASCII keys, and a count of dropped calls is the bout's own."""
+    return (all(type(n) is int and -_MAX_SAFE <= n <= _MAX_SAFE for n in logged["usage"].values())
+            and all(_logged_as_is(call["args"]) for call in logged["calls"]))
 
 
 def _logged_as_is(value: Any) -> bool:

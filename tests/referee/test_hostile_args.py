@@ -159,3 +159,22 @@ def test_integral_floats_run_as_the_integers_the_log_reads_back(key: ArenaKey, r
     assert reproduce(check.log).status == "reproduced"
     assert [type(e.data.args["amount"]) for e in check.log.body if isinstance(e, ToolEvent)] == [int] * 5
     assert loggable([3.0, -0.0, 2.5, 1e16]) == [3, 0, 2.5, "1e+16"]
+
+
+class OffThePlainPath(OneTurn):
+    """Arguments orjson would write unlike RFC 8785: a small float (``1e-06`` against
+    ``0.000001``) and keys whose UTF-16 order is not their code-point order."""
+
+    name = "test:off-plain"
+
+    def first(self) -> Turn:
+        return Turn(calls=(Call("bump", {"amount": 1e-06}), Call("bump", {"\uff01": 1, "\U0001f600": 2})))
+
+
+def test_a_turn_off_the_plain_path_is_still_logged_in_canonical_form(key: ArenaKey, ring: Keyring) -> None:
+    record = run_bout(BoutSpec("scripted:oracle", "toy", "normal-1.0", 1, 1, "0.4"), key, agent=OffThePlainPath())
+    check = verify_bytes(record.envelope, ring)  # a line not in canonical form fails verification
+    assert check.status == "verified", check.reason
+    assert check.log is not None
+    turn = check.log.of_type("model.turn")[0]
+    assert [c["args"] for c in turn["data"]["calls"]] == [{"amount": 1e-06}, {"\uff01": 1, "\U0001f600": 2}]
