@@ -294,8 +294,7 @@ def _plain_turn(logged: dict[str, Any]) -> bool:
     `_logged_as_is`), checking only what can leave it: its calls' arguments, and token counts
     a provider reported. Its text, names and ids are logged text (no lone surrogate) under
     ASCII keys, and a count of dropped calls is the bout's own."""
-    return (all(type(n) is int and -_MAX_SAFE <= n <= _MAX_SAFE for n in logged["usage"].values())
-            and all(_logged_as_is(call["args"]) for call in logged["calls"]))
+    return _logged_as_is(logged["usage"]) and all(_logged_as_is(call["args"]) for call in logged["calls"])
 
 
 def _logged_as_is(value: Any) -> bool:

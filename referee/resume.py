@@ -134,7 +134,7 @@ async def resume_bout_async(
     if logged is not None:
         try:
             return await finish(bout, key, bout.stopped or "report", out_dir=out_dir, now=now,
-                          keep_work_log=keep_work_log, logged=logged)
+                                keep_work_log=keep_work_log, logged=logged)
         except BaseException:
             if work is not None:
                 work.release()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +12,7 @@ from referee.agents.base import Turn
 from referee.bout import BoutSpec, run_bout
 from referee.signing import ArenaKey, Keyring
 from referee.verify import verify_bytes
+from referee.worklog import WorkLog
 from sandboxes import JOBS
 from sandboxes.kit import Call, Observation, ToolOutcome
 from tests.referee import toy
@@ -104,8 +107,6 @@ def test_every_flipped_byte_of_a_signed_log_fails(key: ArenaKey, ring: Keyring) 
 
 
 def test_working_log_is_removed_once_signed(key: ArenaKey, tmp_path: object) -> None:
-    from pathlib import Path
-
     work = Path(str(tmp_path)) / "work"
     out = Path(str(tmp_path)) / "out"
     record = run_bout(SPEC, key, work_dir=work, out_dir=out)
@@ -145,8 +146,6 @@ class Refused:
 
 
 def test_run_bout_raises_when_a_bout_pauses_instead_of_voiding_it(key: ArenaKey, tmp_path: object) -> None:
-    from pathlib import Path
-
     from referee.bout import BoutPaused
 
     work = Path(str(tmp_path))
@@ -170,13 +169,8 @@ class FailsToStart(Refused):
         self.closed = True
 
 
-def test_a_bout_that_fails_to_open_lets_go_of_its_file_lock_and_agent(key: ArenaKey, tmp_path: object) -> None:
-    import os
-    from pathlib import Path
-
-    from referee.worklog import WorkLog
-
-    work, agent = Path(str(tmp_path)), FailsToStart()
+def test_a_bout_that_fails_to_open_lets_go_of_its_file_lock_and_agent(key: ArenaKey, tmp_path: Path) -> None:
+    work, agent = tmp_path, FailsToStart()
     before = len(os.listdir("/proc/self/fd"))
     with pytest.raises(RuntimeError, match="cannot start"):
         run_bout(SPEC, key, agent=agent, work_dir=work)
