@@ -9,18 +9,19 @@ it and names every failure, not just the first.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.canonical import canonical_bytes, sha256_hex, strict_loads
+from referee.canonical import canonical_bytes, canonical_loads, sha256_hex
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
 from referee.keys import Period
 from referee.merkle import leaf_bytes, merkle_root
 from referee.parallel import ordered_map
 from referee.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
-from referee.verify import verify_bytes
+from referee.verify import read_start, verify_bytes
 
 __all__ = [
     "MANIFEST",
@@ -89,13 +90,34 @@ class _Seen:
     code: int = 0
 
 
+_WHOLE = 1 << 62
+"""Read to the end: what the manifest names is hashed whole, whatever its size."""
+
+
+def _files_under(root: Path) -> set[str]:
+    """The regular files under ``root`` (symbolic links to them too), by their paths relative to
+    it, "/" between folders. One `os.scandir` per folder reads each entry's type with its name,
+    where `Path.rglob` and a stat of every file took a tenth of checking a dataset of small logs;
+    a link to a folder is not followed (a loop of links would never end)."""
+    found: set[str] = set()
+    folders = [""]
+    for folder in folders:  # grows as folders are met
+        with os.scandir(root / folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(f"{folder}{entry.name}/")
+                elif entry.is_file():
+                    found.add(f"{folder}{entry.name}")
+    return found
+
+
 def _examine(root: Path, ring: Keyring, periods: Mapping[str, Period] | None, item: tuple[str, bool]) -> _Seen:
     """Hash one file and, if it is a bout log, verify it (run in a worker for large datasets)."""
     name, is_log = item
-    path = root / name
-    if not path.is_file():
+    try:  # one open and one read: a stat first, then `read_bytes`, cost a tenth of a small log's check
+        data = read_start(root / name, _WHOLE)
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: not a regular file
         return _Seen(None)
-    data = path.read_bytes()
     if not is_log:
         return _Seen(sha256_hex(data))
     check = verify_bytes(data, ring, periods)
@@ -117,7 +139,7 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
         opened = open_envelope(signature, ring, STATEMENT_TYPE)
         if opened.payload != manifest:
             failures.add(f"{MANIFEST}: does not match the signed manifest")
-        doc = strict_loads(opened.payload)
+        doc = canonical_loads(opened.payload)  # a dataset's manifest names every file: thousands
         subjects = {s["name"]: s["digest"]["sha256"] for s in doc["subject"]}
         predicate = doc["predicate"]
         seasons = predicate.get("seasons", {})
@@ -128,7 +150,7 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
     except (Unverifiable, KeyError, TypeError) as err:
         failures.add(f"{SIGNATURE}: {err or type(err).__name__}", 2)
         return failures
-    present = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    present = _files_under(root)
     for name in sorted(present - set(subjects) - {MANIFEST, SIGNATURE, SUMS}):
         failures.add(f"{name}: not in the manifest")
     names = sorted(subjects)  # only what the signed manifest names is ever read

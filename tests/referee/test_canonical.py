@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from referee.canonical import (
     MAX_SAFE_INTEGER,
     canonical_bytes,
+    canonical_loads,
     digest,
     is_canonical,
     sanitize_text,
@@ -185,7 +187,7 @@ def _strict_read(data: bytes) -> tuple[bool, Any]:
         return False, None
 
 
-@pytest.mark.parametrize("data", [
+_SPELLINGS = [
     b'{"a":1,"a":1}', b'{"a":1,"a":2}', b"NaN", b"[Infinity]", b"[-Infinity]", b"[1.5]", b"[1e3]", b"[-0]",
     b"[9007199254740992]", b"[9007199254740991]", b"[123456789012345]", b"[-12345678901234]", b"[0123]",
     b'["\\ud800"]', b'{"\\ud800":1}', b'["\\ud83d\\ude02"]', '["\U0001f602"]'.encode(), b'["\\u0041"]',
@@ -203,12 +205,28 @@ def _strict_read(data: bytes) -> tuple[bool, Any]:
     # floats orjson and JCS spell alike, and others beside text that looks like them
     b"[0.5]", b"[123.25]", b"[1.5e-7]", b"[1e-7]", b"[1e+21]", b'{"a":"v1.0,","b":0.5}', b'{"a":"9e-3","b":1e-6}',
     b"[-0.0]", b"0.5", b'{"a":0.1,"b":[1.0]}',
-])
+]
+
+
+@pytest.mark.parametrize("data", _SPELLINGS)
 def test_the_fast_reader_accepts_only_what_the_strict_reader_calls_canonical(data: bytes) -> None:
     fast_ok, fast_value = _plain_read(data)
     strict_ok, strict_value = _strict_read(data)
     if fast_ok:
         assert strict_ok and strict_value == fast_value and type(strict_value) is type(fast_value)
+
+
+@pytest.mark.parametrize("data", _SPELLINGS)
+def test_canonical_loads_reads_as_strict_loads_reads(data: bytes) -> None:
+    try:
+        strict: Any = strict_loads(data)
+    except LogCorrupt as err:
+        with pytest.raises(LogCorrupt, match=re.escape(str(err))):
+            canonical_loads(data)
+        return
+    value = canonical_loads(data)
+    assert value == strict and type(value) is type(strict)
+    assert not isinstance(value, float) or math.copysign(1, value) == math.copysign(1, strict)
 
 
 def test_the_fast_reader_takes_the_common_case() -> None:

@@ -130,6 +130,22 @@ def test_every_change_is_named(store: Store, key: ArenaKey, ring: Keyring, tmp_p
     assert "SHA256SUMS: does not match the files" in failures
 
 
+def test_strays_deep_down_are_named_and_a_folder_is_no_log(store: Store, key: ArenaKey, ring: Keyring,
+                                                         tmp_path: Path) -> None:
+    out = _export(store, tmp_path / "d", key, ring, season="s1")
+    victim = sorted((out / "logs").iterdir())[0]
+    victim.unlink()
+    victim.mkdir()  # a folder where a log should be: missing, never read as one
+    (out / "logs/more/deeper").mkdir(parents=True)
+    (out / "logs/more/deeper/stray.bout.json").write_bytes(b"{}")
+    (out / "logs/more/loop").symlink_to(out / "logs", target_is_directory=True)  # a loop of links ends
+    failures = verify_dataset(out, ring, {})
+    assert f"logs/{victim.name}: missing" in failures
+    assert "logs/more/deeper/stray.bout.json: not in the manifest" in failures
+    assert not any("loop" in f for f in failures)  # a link to a folder is not followed
+    assert verify_dataset(out, ring, {}, jobs=1) == failures
+
+
 def test_a_forged_manifest_fails(store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
     out = _export(store, tmp_path / "d", key, ring)
     stranger = ArenaKey(bytes(range(32)))
