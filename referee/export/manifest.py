@@ -72,11 +72,11 @@ class Failures(list[str]):
 
 
 def _read(root: Path, name: str, failures: Failures) -> bytes | None:
-    path = root / name
-    if not path.is_file():
-        failures.add(f"{name}: missing")
+    seen = _bytes_of(root / name)
+    if isinstance(seen, _Seen):
+        _missing(failures, name, seen)
         return None
-    return path.read_bytes()
+    return seen
 
 
 @dataclass(frozen=True)
@@ -90,8 +90,30 @@ class _Seen:
     code: int = 0
 
 
+def _missing(failures: Failures, name: str, seen: _Seen) -> None:
+    """A file that could not be hashed: missing (a change), or there but unreadable (undecided)."""
+    if seen.reason:
+        failures.add(f"{name}: cannot be read ({seen.reason})", 2)
+    else:
+        failures.add(f"{name}: missing")
+
+
 _WHOLE = 1 << 62
 """Read to the end: what the manifest names is hashed whole, whatever its size."""
+
+
+def _bytes_of(path: Path) -> bytes | _Seen:
+    """A regular file's bytes, or what stands for a file that is not there (a folder, a pipe or
+    nothing by that name: missing) or cannot be read (permissions, a loop of links: undecided).
+
+    One open and one read: a stat first, then `Path.read_bytes`, cost a tenth of a small
+    log's check."""
+    try:
+        return read_start(path, _WHOLE)
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: not a regular file
+        return _Seen(None)
+    except OSError as err:
+        return _Seen(None, reason=err.strerror or type(err).__name__, code=2)
 
 
 def _files_under(root: Path) -> set[str]:
@@ -106,18 +128,24 @@ def _files_under(root: Path) -> set[str]:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
                     folders.append(f"{folder}{entry.name}/")
-                elif entry.is_file():
+                elif _is_file(entry):
                     found.add(f"{folder}{entry.name}")
     return found
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a link that loops, or one not to be followed: as `Path.is_file`, no file
+        return False
 
 
 def _examine(root: Path, ring: Keyring, periods: Mapping[str, Period] | None, item: tuple[str, bool]) -> _Seen:
     """Hash one file and, if it is a bout log, verify it (run in a worker for large datasets)."""
     name, is_log = item
-    try:  # one open and one read: a stat first, then `read_bytes`, cost a tenth of a small log's check
-        data = read_start(root / name, _WHOLE)
-    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: not a regular file
-        return _Seen(None)
+    data = _bytes_of(root / name)
+    if isinstance(data, _Seen):
+        return data
     if not is_log:
         return _Seen(sha256_hex(data))
     check = verify_bytes(data, ring, periods)
@@ -160,7 +188,9 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
     for name, digest in sorted(subjects.items()):
         found = seen[name].sha256
         if found is None:
-            failures.add(f"{name}: missing")
+            _missing(failures, name, seen[name])
+            if seen[name].code == 2:  # unreadable: SHA256SUMS is held to the manifest for it, not to a guess
+                digests[name] = digest
             continue
         digests[name] = found
         if found != digest:
@@ -171,22 +201,27 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
         failures.add(f"{SUMS}: does not match the files")
     for name, season in seasons.items():
         leaves: list[bytes] = []
-        undecided = 0
+        foreign = unreadable = 0
         for leaf in season["leaves"]:
             log = seen.get(f"logs/{leaf['bout_id']}.bout.json", _Seen(None))
+            if log.sha256 is None and log.code == 2:  # there but unreadable: named above
+                unreadable += 1
+                continue
             if log.sha256 is None:
                 failures.add(f"season {name!r}: log of {leaf['bout_id']} missing")
                 continue
             if not log.log_sha256:
                 failures.add(f"logs/{leaf['bout_id']}.bout.json: NOT VERIFIED: {log.reason}", log.code)
-                undecided += log.code == 2
+                foreign += log.code == 2
                 continue
             leaves.append(leaf_bytes(leaf["bout_id"], len(leaves), log.log_sha256, log.sha256))
-        if undecided and len(leaves) + undecided == season["size"]:
-            # Logs signed by a key not given are undecided, not changed: the root cannot be
-            # recomputed without them, and saying it "does not match" would accuse intact data.
-            failures.add(f"season {name!r}: Merkle root not checked: {undecided} logs signed by keys not "
-                         "given (the dataset ships its keyring in keys/; verify without --key to use it)", 2)
+        if (foreign or unreadable) and len(leaves) + foreign + unreadable == season["size"]:
+            # Logs signed by a key not given, or that cannot be read, are undecided, not changed: the
+            # root cannot be recomputed without them, and saying it "does not match" would accuse intact data.
+            why = [f"{foreign} logs signed by keys not given (the dataset ships its keyring in keys/; verify "
+                   "without --key to use it)"] if foreign else []
+            why += [f"{unreadable} logs that cannot be read"] if unreadable else []
+            failures.add(f"season {name!r}: Merkle root not checked: {' and '.join(why)}", 2)
         elif merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
             failures.add(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
     return failures

@@ -146,6 +146,20 @@ def test_strays_deep_down_are_named_and_a_folder_is_no_log(store: Store, key: Ar
     assert verify_dataset(out, ring, {}, jobs=1) == failures
 
 
+def test_an_unreadable_log_is_undecided_never_missing_or_changed(store: Store, key: ArenaKey, ring: Keyring,
+                                                              tmp_path: Path) -> None:
+    out = _export(store, tmp_path / "d", key, ring, season="s1")
+    victim = sorted((out / "logs").iterdir())[0]
+    victim.unlink()
+    victim.symlink_to(victim.name)  # a link to itself: there, but no open can read it (even as root)
+    failures = verify_dataset(out, ring, {})
+    assert verify_dataset(out, ring, {}, jobs=1) == failures
+    assert any(f.startswith(f"logs/{victim.name}: cannot be read (") for f in failures), failures
+    assert "season 's1': Merkle root not checked: 1 logs that cannot be read" in failures
+    assert not any("missing" in f or "does not match" in f for f in failures), failures
+    assert failures.exit_code == 2  # cannot decide: nothing shows a change
+
+
 def test_a_forged_manifest_fails(store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
     out = _export(store, tmp_path / "d", key, ring)
     stranger = ArenaKey(bytes(range(32)))
