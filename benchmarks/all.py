@@ -345,6 +345,7 @@ class Bench:
                 store = Store.sqlite(self.tmp / f"models-{k}.db")
                 before, late0 = requests.value, late.value
                 held = [0, 0]  # the most file descriptors and resident bytes seen as bouts finish
+                resident = int(Path("/proc/self/statm").read_text().split()[1]) * PAGE  # this process before
 
                 def sample(_: object, held: list[int] = held) -> None:
                     held[0] = max(held[0], len(os.listdir("/proc/self/fd")))
@@ -358,9 +359,9 @@ class Bench:
                 ideal = k / (calls / len(records) * latency)  # k bouts always in flight, each waiting on its turns
                 line(f"{k} in flight: {len(records)} bouts", f"{len(records) / c.wall:6.1f} bouts/s of ideal "
                      f"{ideal:6.1f} ({len(records) / c.wall / ideal:4.0%})", "target: 90%" if k == 64 else "")
-                line("  most files open, most resident memory", f"{held[0]:6d} fds (limit "
-                     f"{resource.getrlimit(resource.RLIMIT_NOFILE)[0]})  {held[1] / 2**20:5.0f} MiB",
-                     "target: no running out" if k == 1000 else "")
+                line("  most files open; resident memory", f"{held[0]:6d} fds (limit "
+                     f"{resource.getrlimit(resource.RLIMIT_NOFILE)[0]});  {resident / 2**20:4.0f} -> "
+                     f"{held[1] / 2**20:4.0f} MiB", "target: no running out" if k == 1000 else "")
                 line("  harness CPU per model request", f"{c.cpu / calls * 1e3:6.2f} ms", "target: under 1 ms")
                 line("  provider's own lateness past its latency", f"{(late.value - late0) / calls / 1e3:6.2f} ms")
         finally:
