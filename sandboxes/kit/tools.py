@@ -261,7 +261,14 @@ class _JsonCopy:
         if kind is list:
             if depth >= PLAIN_DEPTH:
                 self.plain = False
-            return [self.copy(v, depth + 1) for v in value]
+            items: list[JsonValue] = []
+            for v in value:  # as a dict's values: text and numbers kept without a call each
+                inner = type(v)
+                if (inner is str and v.isascii()) or (inner is int and -MAX_INT <= v <= MAX_INT) or v is None:
+                    items.append(v)
+                else:
+                    items.append(self.copy(v, depth + 1))
+            return items
         self.plain = False  # a model or a tuple: copied by the general rules, and walked again
         return _other_to_json(value)
 
@@ -337,7 +344,7 @@ class ToolBox:
             return _fail("bad_arguments", "arguments must be plain JSON (no NaN or Infinity)")
         if size > MAX_ARGS_BYTES:
             return _fail("limit", f"arguments are {size} bytes; the limit is {MAX_ARGS_BYTES}")
-        if _unsafe_int(args):
+        if size and _unsafe_int(args):  # 0: `_simple` walked them and found every integer safe
             return _fail("bad_arguments", f"integers in a tool call are at most {MAX_INT} in size")
         try:
             parsed = found.args_model.model_validate(args)
@@ -415,7 +422,8 @@ def _json_size(value: object) -> int | None:
     by orjson: its length in bytes is at least a third of the stdlib's text in characters (which
     adds a space after each comma and colon and spells a float's exponent at most two characters
     longer), so a short one is under the limit without its exact size; 0 stands for that. Only
-    exact JSON types take that path, so what it accepts is exactly what ``json.dumps`` accepts.
+    exact JSON types take that path, so what it accepts is exactly what ``json.dumps`` accepts,
+    and only integers within ±(2^53−1), so 0 also says none is unsafe (`_unsafe_int`).
     """
     if _simple(value):
         try:
@@ -430,13 +438,17 @@ def _json_size(value: object) -> int | None:
 
 
 def _simple(value: object, most: int = 10_000) -> bool:
-    """Whether ``value`` holds only exact str, int, bool, None, finite floats, str-keyed dicts
-    and lists, in at most ``most`` values (so a cycle ends the walk rather than the bout)."""
+    """Whether ``value`` holds only exact str, int within ±(2^53−1), bool, None, finite floats,
+    str-keyed dicts and lists, in at most ``most`` values (so a cycle ends the walk rather than
+    the bout)."""
     stack: list[Any] = [value]
     for item in stack:  # grows as containers are met
         kind = type(item)
-        if kind is str or kind is int or kind is bool or item is None:
+        if kind is str or kind is bool or item is None:
             pass
+        elif kind is int:
+            if not -MAX_INT <= item <= MAX_INT:
+                return False
         elif kind is dict:
             if any(type(k) is not str for k in item):
                 return False
