@@ -369,26 +369,14 @@ class Bench:
             server.join()
 
     def memory(self) -> None:
-        sizes = (120, 480) if self.quick else (300, 1200)
-        print("\n== peak RSS of a scripted season run in one process (oracle, Normal 1.0, stored)")
-        script = ("import resource,sys\nfrom pathlib import Path\nfrom catalog import load_catalog\n"
-                  "from referee.bout import BoutSpec\nfrom referee.runner import run_bouts\n"
-                  "from referee.signing import load_signing_key\nfrom referee.store import Store\n"
-                  "from sandboxes import JOBS\nn=int(sys.argv[1]); r=load_catalog().current_rules.version\n"
-                  "specs=[BoutSpec('scripted:oracle',j,'normal-1.0',1+i//(6*3),1+i//6%3,r)"
-                  " for i,j in zip(range(n),sorted(JOBS)*n)]\n"
-                  "s=Store.sqlite(Path(sys.argv[2]))\nrun_bouts(specs,load_signing_key(Path(sys.argv[3]),env={}),"
-                  "store=s,keep=False)\ns.close()\n"
-                  # VmHWM is this process's own peak; Linux carries ru_maxrss over exec from the forked
-                  # copy of the parent, so after the 1,000-bout run it showed the benchmark's own size
-                  "hwm=[l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
-                  "print(hwm[0].split()[1] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
-        key_path = next((self.tmp / "keys").glob("*.key"))
-        for n in sizes:
-            done = subprocess.run([sys.executable, "-c", script, str(n), str(self.tmp / f"season{n}.db"),
-                                   str(key_path)], cwd=ROOT, env=self.env, capture_output=True, text=True)
-            assert done.returncode == 0, done.stderr[-400:]
-            line(f"{n} bouts", f"peak RSS {int(done.stdout.split()[-1]) / 1024:6.0f} MiB")
+        from benchmarks.memory import measure
+
+        sizes = (300, 1200) if self.quick else (1200, 4800)
+        print("\n== RSS of a scripted run in one process (oracle, Normal 1.0, stored; `benchmarks/memory.py`)")
+        for n in sizes:  # the jobs' caches of frozen worlds fill in the first ~400 bouts, then stay
+            _, half, end, peak, growth, _ = measure(n)
+            line(f"{n} bouts", f"peak {peak:4.0f} MiB; half way {half:4.0f}, end {end:4.0f} "
+                 f"({growth:+5.1f} MiB per 1,000)", "target: flat")
 
     def help(self) -> None:
         print("\n== start-up")

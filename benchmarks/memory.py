@@ -50,8 +50,25 @@ def on_done(record) -> None:
         seen["half"] = rss()
 kept = run_bouts(specs, key, store=store, on_done=on_done, keep=keep)
 store.close()
-print(seen["done"], seen["half"], rss(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(kept))
+# VmHWM is this process's own peak: Linux carries ru_maxrss over exec from the forked copy of
+# the parent, so a child of a large benchmark process would show the parent's size
+hwm = [int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM")]
+peak = hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(seen["done"], seen["half"], rss(), peak, len(kept or ()))
 """
+
+
+def measure(n: int, keep: bool = False) -> tuple[int, float, float, float, float, int]:
+    """One run of ``n`` bouts in a fresh process: bouts finished, and RSS in MiB half way, at the
+    end and at its peak, the growth in MiB per 1,000 bouts over the second half, records kept."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", CHILD, str(n), tmp, "1" if keep else "0"], cwd=ROOT,
+                              capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-600:])
+    finished, half, end, peak, kept = (int(x) for x in done.stdout.split()[-5:])
+    growth = (end - half) / max(1, finished - finished // 2) * 1000
+    return finished, half / 1024, end / 1024, peak / 1024, growth / 1024, kept
 
 
 def main() -> None:
@@ -63,17 +80,10 @@ def main() -> None:
     print("== peak RSS of a scripted run in one process (oracle, Normal 1.0, every job, SQLite store)")
     for keep in (False, True) if args.keep else (False,):
         for n in sizes:
-            with tempfile.TemporaryDirectory() as tmp:
-                done = subprocess.run([sys.executable, "-c", CHILD, str(n), tmp, "1" if keep else "0"], cwd=ROOT,
-                                      capture_output=True, text=True)
-            if done.returncode != 0:
-                raise SystemExit(done.stderr[-600:])
-            finished, half, end, peak, kept = (int(x) for x in done.stdout.split()[-5:])
-            growth = (end - half) / max(1, finished - finished // 2) * 1000
+            finished, half, end, peak, growth, kept = measure(n, keep)
             print(f"{'keep every record' if keep else 'streamed (keep=False)':22s} {finished:6d} bouts: "
-                  f"peak RSS {peak / 1024:6.1f} MiB, half way {half / 1024:6.1f} MiB, at the end "
-                  f"{end / 1024:6.1f} MiB ({growth / 1024:+5.2f} MiB per 1,000 bouts; {kept} records returned)")
-
+                  f"peak RSS {peak:6.1f} MiB, half way {half:6.1f} MiB, at the end "
+                  f"{end:6.1f} MiB ({growth:+5.2f} MiB per 1,000 bouts; {kept} records returned)")
 
 if __name__ == "__main__":
     main()
