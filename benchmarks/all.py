@@ -12,10 +12,12 @@ Speed is printed, never asserted (STANDARDS: no timed tests).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -120,6 +122,8 @@ class Bench:
                 paired.append((cpu_by_size[seeds + 1] - cpu_by_size[1]) / (6 * 3 * seeds) / episode["cpu_s"])
         (c1, n1), (c2, n2) = runs[1], runs[seeds + 1]
         self.cli_out = self.tmp / f"out{seeds + 1}"
+        with contextlib.closing(sqlite3.connect(self.tmp / f"cli{seeds + 1}-0.db")) as db:
+            self.figures["bout_calls"] = db.execute("SELECT avg(tool_calls) FROM bout").fetchone()[0]
         cpu, wall = (c2.cpu - c1.cpu) / (n2 - n1), (c2.wall - c1.wall) / (n2 - n1)
         self.figures["bout_cpu"] = cpu
         line("per bout (marginal: 3 attempts per seed)", f"{cpu * 1e3:6.2f} ms CPU  {wall * 1e3:6.2f} ms wall",
@@ -420,7 +424,9 @@ class Bench:
             return
         self.adojo.append(result["cpu_s"])
         self.figures["agentdojo_cpu"] = sum(self.adojo) / len(self.adojo)
-        line(f"AgentDojo episode, {when} ({result['episodes']} runs of {result['tasks']} tasks, {result['version']})",
+        self.figures["agentdojo_calls"] = result["calls_per_episode"]
+        line(f"AgentDojo episode, {when} ({result['episodes']} runs of {result['tasks']} tasks, {result['version']}, "
+             f"{result['calls_per_episode']:.1f} calls each)",
              f"{result['cpu_s'] * 1e3:6.2f} ms CPU  {result['wall_s'] * 1e3:6.2f} ms wall")
 
     def ratios(self) -> None:
@@ -436,6 +442,11 @@ class Bench:
         if "bout_cpu_paired" in f:
             line("arena run bout / AgentDojo just before, median", f"x{f['bout_cpu_paired']:5.2f}",
                  "target: x0.5 or less")
+        if "agentdojo_cpu" in f and "bout_calls" in f:  # context for the ratio above, not a target
+            arena, adojo = f["bout_cpu"] / f["bout_calls"], f["agentdojo_cpu"] / f["agentdojo_calls"]
+            line(f"CPU per tool call made: arena run ({f['bout_calls']:.1f} a bout) / AgentDojo "
+                 f"({f['agentdojo_calls']:.1f} an episode)", f"x{arena / adojo:5.2f}  ({arena * 1e6:4.0f} µs / "
+                 f"{adojo * 1e6:4.0f} µs)")
         for name, key, target in (("verify", "verify_per_s", 2000), ("replay", "replay_per_s", 500)):
             if key in f:
                 line(f"{name}: figure / target", f"x{f[key] / target:5.2f}")
