@@ -164,6 +164,14 @@ def _shape_ok(event: Any) -> bool:
         return False
 
 
+def _written_ok(event: Any) -> bool:
+    try:
+        log_module._check_written(0, event)
+        return True
+    except LogShapeError:
+        return False
+
+
 def _model_ok(event: Any) -> bool:
     try:
         validate_event(0, event)
@@ -174,9 +182,10 @@ def _model_ok(event: Any) -> bool:
 
 def test_the_shape_check_refuses_exactly_what_the_models_refuse(key: ArenaKey) -> None:
     """Every value of every event, replaced by each of a set of wrong (and right) values, or its
-    member dropped or joined by an extra one: checked without models and with them, the same."""
+    member dropped or joined by an extra one: checked without models and with them, the same;
+    and as the writer checks an event it built (all but its version, number and link), the same."""
     events = _log(key).events
-    checked = 0
+    checked = written = 0
     for event in events:
         for path in _paths(event):
             if not path:
@@ -193,5 +202,8 @@ def test_the_shape_check_refuses_exactly_what_the_models_refuse(key: ArenaKey) -
                 except Exception:
                     raw_ok = False
                 assert raw_ok == _model_ok(changed), (path, new)
+                if path[0] not in ("v", "seq", "prev"):  # the writer's own: a constant, a count, a hash
+                    assert _written_ok(changed) == _model_ok(changed), (path, new)
+                    written += 1
                 checked += 1
-    assert checked > 1000
+    assert checked > 1000 and written > 900
