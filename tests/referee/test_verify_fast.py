@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -19,7 +19,7 @@ import referee.log as log_module
 import referee.signing as signing_module
 from referee.errors import ArenaError, LogShapeError
 from referee.events import validate_event
-from referee.log import LogWriter, parse_log
+from referee.log import EventType, LogWriter, parse_log
 from referee.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
 from referee.verify import verify_bytes
 from tests.referee.shapes import header, result
@@ -169,7 +169,14 @@ def test_the_shape_check_refuses_exactly_what_the_models_refuse(key: ArenaKey) -
     """Every value of every event, replaced by each of a set of wrong (and right) values, or its
     member dropped or joined by an extra one: checked without models and with them, the same;
     and as the writer checks an event it built (all but its version, number and link), the same."""
-    events = _log(key).events
+    others = LogWriter(now=lambda: "2026-11-30T00:00:00.000000Z")  # the event types a finished bout may lack
+    others.append("cap.reached", {"cap": "turns", "limit": 40})
+    others.append("pause", {"reason": "rate_limited", "detail": "429", "retry_after_ms": 500, "turns": 2,
+                            "tool_calls": 3})
+    others.append("resume", {"after_event": 4, "replayed_calls": 3, "pending_calls": 0})
+    others.append("agent.error", {"turn": 3, "kind": "timed_out", "detail": "no reply in 30 s"})
+    events = [*_log(key).events, *others.events]
+    assert {e["type"] for e in events} == set(get_args(EventType))
     checked = written = 0
     for event in events:
         for path in _paths(event):
