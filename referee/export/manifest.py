@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,27 +116,33 @@ def _bytes_of(path: Path) -> bytes | _Seen:
         return _Seen(None, reason=err.strerror or type(err).__name__, code=2)
 
 
-def _files_under(root: Path) -> set[str]:
+def _files_under(root: Path, failures: Failures) -> set[str]:
     """The regular files under ``root`` (symbolic links to them too), by their paths relative to
     it, "/" between folders. One `os.scandir` per folder reads each entry's type with its name,
     where `Path.rglob` and a stat of every file took a tenth of checking a dataset of small logs;
-    a link to a folder is not followed (a loop of links would never end)."""
+    a link to a folder is not followed (a loop of links would never end). A folder that cannot
+    be listed is named in ``failures`` as undecided: a file there outside the manifest would go
+    unseen, though each file the manifest names is still opened by its name."""
     found: set[str] = set()
     folders = [""]
     for folder in folders:  # grows as folders are met
-        with os.scandir(root / folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(f"{folder}{entry.name}/")
-                elif _is_file(entry):
-                    found.add(f"{folder}{entry.name}")
+        try:
+            with os.scandir(root / folder) as entries:
+                for entry in entries:
+                    if _is(entry.is_dir, follow_symlinks=False):
+                        folders.append(f"{folder}{entry.name}/")
+                    elif _is(entry.is_file):
+                        found.add(f"{folder}{entry.name}")
+        except OSError as err:
+            failures.add(f"{folder or './'}: cannot be listed ({err.strerror or type(err).__name__}), so a file "
+                         "there that the manifest does not name would go unseen", 2)
     return found
 
 
-def _is_file(entry: os.DirEntry[str]) -> bool:
+def _is(test: Callable[..., bool], **how: bool) -> bool:
     try:
-        return entry.is_file()
-    except OSError:  # a link that loops, or one not to be followed: as `Path.is_file`, no file
+        return test(**how)
+    except OSError:  # a link that loops, or an entry that cannot be looked at: as `Path.is_file`, not one
         return False
 
 
@@ -178,7 +184,7 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
     except (Unverifiable, KeyError, TypeError) as err:
         failures.add(f"{SIGNATURE}: {err or type(err).__name__}", 2)
         return failures
-    present = _files_under(root)
+    present = _files_under(root, failures)
     for name in sorted(present - set(subjects) - {MANIFEST, SIGNATURE, SUMS}):
         failures.add(f"{name}: not in the manifest")
     names = sorted(subjects)  # only what the signed manifest names is ever read

@@ -9,10 +9,12 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+import referee.export.manifest as manifest_module
 from referee.bout import BoutSpec, run_bout
 from referee.cli import app
 from referee.export import ExportError, export_dataset, verify_dataset
@@ -158,6 +160,23 @@ def test_an_unreadable_log_is_undecided_never_missing_or_changed(store: Store, k
     assert "season 's1': Merkle root not checked: 1 logs that cannot be read" in failures
     assert not any("missing" in f or "does not match" in f for f in failures), failures
     assert failures.exit_code == 2  # cannot decide: nothing shows a change
+
+
+def test_a_folder_that_cannot_be_listed_is_undecided_and_its_logs_still_verify(
+        store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = _export(store, tmp_path / "d", key, ring, season="s1")
+    real = manifest_module.os.scandir
+
+    def scandir(path: Any) -> Any:  # as a folder without read permission answers (root reads any)
+        if Path(path) == out / "logs":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(manifest_module.os, "scandir", scandir)
+    failures = verify_dataset(out, ring, {}, jobs=1)
+    assert failures == ["logs/: cannot be listed (Permission denied), so a file there that the manifest does not "
+                        "name would go unseen"]
+    assert failures.exit_code == 2
 
 
 def test_a_forged_manifest_fails(store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
