@@ -41,6 +41,11 @@ AGENTDOJO = "agentdojo==0.1.35"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+def _resident() -> int:
+    """This process's resident bytes now."""
+    return int(Path("/proc/self/statm").read_text().split()[1]) * PAGE
+
+
 class Clock:
     """CPU seconds of this process and its waited-for children, and wall seconds."""
 
@@ -349,11 +354,11 @@ class Bench:
                 store = Store.sqlite(self.tmp / f"models-{k}.db")
                 before, late0 = requests.value, late.value
                 held = [0, 0]  # the most file descriptors and resident bytes seen as bouts finish
-                resident = int(Path("/proc/self/statm").read_text().split()[1]) * PAGE  # this process before
+                resident = _resident()  # this process's, before the bouts
 
                 def sample(_: object, held: list[int] = held) -> None:
                     held[0] = max(held[0], len(os.listdir("/proc/self/fd")))
-                    held[1] = max(held[1], int(Path("/proc/self/statm").read_text().split()[1]) * PAGE)
+                    held[1] = max(held[1], _resident())
 
                 with clock() as c:
                     records = run_bouts(specs, self.key, store=store, work_dir=self.tmp / f"work-{k}", concurrency=k,

@@ -85,5 +85,6 @@ def main() -> None:
                   f"peak RSS {peak:6.1f} MiB, half way {half:6.1f} MiB, at the end "
                   f"{end:6.1f} MiB ({growth:+5.2f} MiB per 1,000 bouts; {kept} records returned)")
 
+
 if __name__ == "__main__":
     main()

@@ -81,18 +81,24 @@ def _read(root: Path, name: str, failures: Failures) -> bytes | None:
 
 @dataclass(frozen=True)
 class _Seen:
-    """One file as a worker found it: its SHA-256 (None: missing) and, for a bout log, what
-    verifying it gave (``log_sha256`` empty when it did not verify)."""
+    """One file as a worker found it: its SHA-256 (None: not hashed) and, for a bout log, what
+    verifying it gave (``log_sha256`` empty when it did not verify); ``reason`` and ``code`` say
+    why a file was not hashed or a log did not verify."""
 
     sha256: str | None
     log_sha256: str = ""
     reason: str = ""
     code: int = 0
 
+    @property
+    def unreadable(self) -> bool:
+        """There, but not read (permissions, a loop of links): undecided, where missing is a change."""
+        return self.sha256 is None and self.code == 2
+
 
 def _missing(failures: Failures, name: str, seen: _Seen) -> None:
     """A file that could not be hashed: missing (a change), or there but unreadable (undecided)."""
-    if seen.reason:
+    if seen.unreadable:
         failures.add(f"{name}: cannot be read ({seen.reason})", 2)
     else:
         failures.add(f"{name}: missing")
@@ -195,7 +201,7 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
         found = seen[name].sha256
         if found is None:
             _missing(failures, name, seen[name])
-            if seen[name].code == 2:  # unreadable: SHA256SUMS is held to the manifest for it, not to a guess
+            if seen[name].unreadable:  # SHA256SUMS is held to the manifest for it, not to a guess
                 digests[name] = digest
             continue
         digests[name] = found
@@ -210,7 +216,7 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
         foreign = unreadable = 0
         for leaf in season["leaves"]:
             log = seen.get(f"logs/{leaf['bout_id']}.bout.json", _Seen(None))
-            if log.sha256 is None and log.code == 2:  # there but unreadable: named above
+            if log.unreadable:  # named above
                 unreadable += 1
                 continue
             if log.sha256 is None:
