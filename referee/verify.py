@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -49,8 +50,15 @@ class Check:
     status: Status
     reason: str = ""
     log: BoutLog | None = None
-    log_sha256: str = ""
     cause: Cause = Cause.VERIFIED
+    payload: bytes = field(default=b"", repr=False)
+    """The signed log document of a verified log (empty otherwise)."""
+
+    @cached_property
+    def log_sha256(self) -> str:
+        """SHA-256 of the signed log document ("" unless verified): hashed when asked for, since
+        `arena verify` never asks and it was a twentieth of checking a log."""
+        return sha256_hex(self.payload) if self.payload else ""
 
     @property
     def exit_code(self) -> int:
@@ -79,7 +87,7 @@ def verify_bytes(data: bytes, keyring: Keyring, periods: Mapping[str, Period] | 
     if period is not None and not period.covers(header["started_at"]):
         return Check("failed", f"signed by key {opened.key_id[:16]}… outside its period of use "
                                f"({period.start or 'first use'} to {period.end or 'now'})", cause=Cause.CHANGED)
-    return Check("verified", log=log, log_sha256=sha256_hex(opened.payload))
+    return Check("verified", log=log, payload=opened.payload)
 
 
 def read_bounded(path: Path, limit: int = MAX_LOG_BYTES) -> bytes:

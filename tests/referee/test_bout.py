@@ -50,6 +50,8 @@ def test_oracle_bout_passes_and_its_log_verifies(key: ArenaKey, ring: Keyring) -
     assert (record.turns, record.tool_calls) == (3, 3)
     check = verify_bytes(record.envelope, ring)
     assert check.status == "verified" and check.log is not None
+    assert check.log_sha256 == record.log_sha256  # the signed document's hash, as the store keeps it
+    assert verify_bytes(record.envelope[:-2], ring).log_sha256 == ""
     types = [e["type"] for e in check.log.events]
     assert types == ["bout.header", "model.turn", "tool", "model.turn", "tool", "model.turn", "tool", "bout.result"]
     header, result = check.log.header, check.log.result
