@@ -84,51 +84,35 @@ def line(name: str, value: str, target: str = "") -> None:
     print(f"  {name:46} {value:44} {target}")
 
 
-def _timed(fn: Callable[..., Any], spent: list[int]) -> Callable[..., Any]:
-    """``fn``, adding the CPU time spent in it to ``spent[0]``."""
+def _timed(fn: Callable[..., Any], spent: list[int],
+           counted: Callable[..., bool] = lambda *_: True) -> Callable[..., Any]:
+    """``fn``, adding the CPU time of each call ``counted`` takes (it is given the call's positional
+    arguments) to ``spent[0]`` and counting those calls in ``spent[1]``."""
     def timed(*a: Any, **k: Any) -> Any:
         t0 = time.process_time_ns()
         try:
             return fn(*a, **k)
         finally:
-            spent[0] += time.process_time_ns() - t0
+            if counted(*a):
+                spent[0] += time.process_time_ns() - t0
+                spent[1] += 1
     return timed
 
 
-def _timed_call(call: Callable[..., Any], spent: list[int]) -> Callable[..., Any]:
-    """``ToolBox.call``, adding its CPU time to ``spent[0]`` and counting calls in ``spent[1]``."""
-    def timed_call(self: Any, name: Any, args: Any) -> Any:
-        t0 = time.process_time_ns()
-        try:
-            return call(self, name, args)
-        finally:
-            spent[0] += time.process_time_ns() - t0
-            spent[1] += 1
-    return timed_call
-
-
-def _timed_append(write: Callable[..., int], spent: list[int]) -> Callable[..., int]:
-    """``LogWriter._write``, the per-event work of `append` and `append_async` alike (the bout loop
-    uses the latter), timed for a call's own events only, not the header and the result."""
-    def timed_write(self: Any, type_: Any, *rest: Any) -> int:
-        t0 = time.process_time_ns()
-        try:
-            return write(self, type_, *rest)
-        finally:
-            if type_ in ("tool", "model.turn"):
-                spent[0] += time.process_time_ns() - t0
-                spent[1] += 1
-    return timed_write
+def _own_event(_writer: Any, type_: Any, *_: Any) -> bool:
+    """Whether `LogWriter._write` (the per-event work of `append` and `append_async` alike) is writing
+    a call's own event, not the header or the result."""
+    return type_ in ("tool", "model.turn")
 
 
 def _timing_cost(n: int = 20_000) -> tuple[float, float]:
-    """What the wrappers above add, in µs, to a call's own figure and to an event's: measured by
-    the same wrappers around functions that do nothing. A CPU clock read is a system call (about
-    a microsecond on some VMs), and a call's figure holds the cost of four of them."""
-    inner, calls, events = [0], [0, 0], [0, 0]
+    """What `_timed` adds, in µs, to a call's own figure and to an event's: measured by the same
+    wrappers around functions that do nothing. A CPU clock read is a system call (about a
+    microsecond on some VMs), and a call's figure holds the cost of four of them."""
+    inner, calls, events = [0, 0], [0, 0], [0, 0]
     empty = _timed(lambda: None, inner)
-    call = _timed_call(lambda _self, _name, _args: empty(), calls)
-    write = _timed_append(lambda _self, _type, *_rest: 0, events)
+    call = _timed(lambda _self, _name, _args: empty(), calls)
+    write = _timed(lambda _self, _type, *_rest: 0, events, _own_event)
     for _ in range(n):
         call(None, "", None)
         write(None, "tool")
@@ -228,7 +212,7 @@ class Bench:
         import sandboxes.kit.tools as tools_module
         from referee.log import LogWriter
 
-        inner, calls, appends = [0], [0, 0], [0, 0]
+        inner, calls, appends = [0, 0], [0, 0], [0, 0]
         wrapped: dict[int, tuple[Any, Any]] = {}
         real_call, real_init, real_append = tools_module.ToolBox.call, tools_module.ToolBox.__post_init__, \
             LogWriter._write
@@ -242,8 +226,8 @@ class Bench:
             real_init(self)
 
         tools_module.ToolBox.__post_init__ = init  # type: ignore[method-assign]
-        tools_module.ToolBox.call = _timed_call(real_call, calls)  # type: ignore[method-assign]
-        LogWriter._write = _timed_append(real_append, appends)  # type: ignore[method-assign]
+        tools_module.ToolBox.call = _timed(real_call, calls)  # type: ignore[method-assign]
+        LogWriter._write = _timed(real_append, appends, _own_event)  # type: ignore[method-assign]
         rounds: list[tuple[float, float]] = []  # (around the tool, per event), µs, one round each
         try:
             for job in JOBS.values():
