@@ -176,6 +176,11 @@ def test_the_shape_check_refuses_exactly_what_the_models_refuse(key: ArenaKey) -
                             "tool_calls": 3})
     others.append("resume", {"after_event": 4, "replayed_calls": 3, "pending_calls": 0})
     others.append("agent.error", {"turn": 3, "kind": "timed_out", "detail": "no reply in 30 s"})
+    others.append("model.turn", {"turn": 4, "text": "", "cut_off": True, "dropped": 2, "usage": {
+        "input_tokens": 9, "output_tokens": 0}, "calls": [{"name": "a", "args": "{", "id": "c-1"},
+                                                          {"name": "b", "args": {}, "id": None}]})
+    others.append("tool", {"call": 1, "name": "b", "args": {}, "ok": False, "mutates": True, "forbidden": True,
+                           "error": {"kind": "not_found", "message": "no such row"}})
     events = [*_log(key).events, *others.events]
     assert {e["type"] for e in events} == set(get_args(EventType))
     checked = 0
@@ -200,3 +205,16 @@ def test_the_shape_check_refuses_exactly_what_the_models_refuse(key: ArenaKey) -
             assert raw_ok == model_ok, changed
             checked += 1
     assert checked > 1000
+
+
+def test_written_tool_events_and_turns_take_the_hand_check(key: ArenaKey) -> None:
+    """The shape test above proves the hand checks never take what the models refuse; this, that
+    they take what the writer writes, so the schema is left only the rare rest."""
+    turn = {"turn": 2, "text": "", "calls": [{"name": "a", "args": {}, "id": "x"}], "cut_off": True, "dropped": 1,
+            "usage": {"input_tokens": 1, "output_tokens": 2}}
+    failed = {"call": 0, "name": "a", "args": {}, "ok": False, "mutates": False, "forbidden": False, "error": {}}
+    events = [e["data"] for e in _log(key).events if e["type"] in ("tool", "model.turn")]
+    assert len(events) == 2
+    assert all(log_module._PLAIN_DATA[kind](data) for kind, data in (
+        ("model.turn", events[0]), ("tool", events[1]), ("model.turn", turn), ("tool", failed)))
+    assert not log_module._plain_tool_data({**failed, "ok": True})  # left to the schema, which refuses it
