@@ -20,8 +20,10 @@ import sqlite3
 import threading
 from typing import Any
 
-__all__ = ["MOST_IDLE", "MOST_IDLE_BYTES", "borrow", "clear", "give_back", "idle_count"]
+__all__ = ["MOST_IDLE", "MOST_IDLE_BYTES", "STATEMENTS", "borrow", "clear", "give_back", "idle_count"]
 
+STATEMENTS = 512
+"""Prepared statements each connection keeps: a Hard bout runs a few hundred distinct ones."""
 MOST_IDLE = 24
 """Idle connections kept at most: a run takes one variant's attempts in a row, a model run a few
 dozen variants at once."""
@@ -41,7 +43,7 @@ def borrow(base: Any, frozen: bytes) -> sqlite3.Connection:
         for i in range(len(_idle) - 1, -1, -1):  # the most recently returned first
             if _idle[i][0] is base:
                 return _idle.pop(i)[1]
-    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None, cached_statements=512)
+    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None, cached_statements=STATEMENTS)
     conn.deserialize(frozen)
     return conn
 

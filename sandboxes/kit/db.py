@@ -362,8 +362,8 @@ class WorldDB:
         in a savepoint of its own, so closing it restores the image and the connection, its
         schema read and statements prepared, serves the next copy (ADR 0039). Without, a
         database being built, which commits and is frozen."""
-        if base is None:
-            conn = sqlite3.connect(":memory:", check_same_thread=False)
+        if base is None:  # a builder's connection may serve the image's copies next (`close_into`)
+            conn = sqlite3.connect(":memory:", check_same_thread=False, cached_statements=copies.STATEMENTS)
             conn.deserialize(frozen)
             return cls(metadata, conn)
         return cls(metadata, copies.borrow(base, frozen), base, frozen)
@@ -378,6 +378,21 @@ class WorldDB:
             raise TypeError("a working copy of a world is never frozen again; build the world instead")
         self.commit()
         return self._raw.serialize()
+
+    def close_into(self, base: FrozenRows, frozen: bytes) -> None:
+        """Close a world just built and frozen as ``frozen``, keeping its connection for that
+        image's first working copy (`sandboxes.kit.copies`, keyed by ``base``): it holds exactly
+        the image, schema read, where a new connection would load the image and parse the schema
+        again, once per variant. A builder whose ORM session was made, or with a transaction
+        open (it wrote after freezing), is closed as `close` closes it."""
+        raw = self._raw
+        if self._frozen is None and self._session is None and raw is not _CLOSED and not raw.in_transaction:
+            raw.set_trace_callback(None)
+            raw.isolation_level = None  # as `copies.borrow` gives connections out: autocommit, left to the copy
+            self._raw = _CLOSED
+            copies.give_back(base, frozen, raw)
+            return
+        self.close()
 
     def snapshot(self) -> dict[str, Rows]:
         """Every row of every table as JSON values, tables by name, rows by primary key.

@@ -146,6 +146,7 @@ class Job:
         try:
             setup = self.populate(db, seed, task_version)
             built = (db.freeze(), setup, FrozenRows())
+            db.close_into(built[2], built[0])
         finally:
             db.close()
         with self._lock:

@@ -4,6 +4,7 @@ image only once it is back to that image, whatever the bout did to it."""
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 from collections.abc import Iterator
 
 import pytest
@@ -15,7 +16,7 @@ from referee.signing import ArenaKey, Keyring
 from referee.verify import verify_bytes
 from sandboxes import JOBS
 from sandboxes.kit import copies
-from sandboxes.kit.db import WorldDB
+from sandboxes.kit.db import FrozenRows, WorldDB
 from sandboxes.kit.world import World
 from sandboxes.refund.models import ShopOrder
 
@@ -134,8 +135,6 @@ def test_the_pool_is_bounded_and_a_forked_child_keeps_none_of_it(monkeypatch: py
 
 
 def test_a_closed_copy_cannot_reach_the_connection_it_gave_back() -> None:
-    import sqlite3
-
     job = JOBS["refund"]
     first = job.build(7, "normal-1.0")
     first.db.close()
@@ -145,3 +144,33 @@ def test_a_closed_copy_cannot_reach_the_connection_it_gave_back() -> None:
     with pytest.raises(sqlite3.ProgrammingError):
         first.db.count(ShopOrder)  # never the rows of the copy now using that connection
     second.db.close()
+
+
+def test_a_new_image_is_served_first_by_the_connection_that_built_it() -> None:
+    job = JOBS["refund"]
+    job._cache.pop((41, "normal-1.0"), None)  # built here, not taken from an earlier test's cache
+    world = job.build(41, "normal-1.0")
+    assert copies.idle_count() == 0  # the builder's connection went straight to this copy
+    assert world.db._raw.total_changes > 0  # it wrote the image's rows: not a fresh load of the image
+    assert _full_read(world) == _image(world)
+    world.db.update(ShopOrder, world.db.rows(ShopOrder)[0].order_id, currency="XXX")
+    world.db.close()
+    again = job.build(41, "normal-1.0")
+    assert _full_read(again) == _image(again)  # back at the image after the first copy's write
+    again.db.close()
+
+
+def test_a_builder_that_used_the_orm_or_wrote_after_freezing_is_not_kept() -> None:
+    job = JOBS["refund"]
+    for spoil in ("orm", "write"):
+        db = WorldDB.empty(job.metadata)
+        job.populate(db, 42, "normal-1.0")
+        frozen = db.freeze()
+        if spoil == "orm":
+            db.session.get(ShopOrder, "none")
+        else:
+            db._raw.execute("DELETE FROM shop_order")  # a transaction left open: not the image any more
+        db.close_into(FrozenRows(), frozen)
+        assert copies.idle_count() == 0
+        with pytest.raises(sqlite3.ProgrammingError):
+            db.count(ShopOrder)  # closed all the same
