@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["CURRENCIES", "Money", "minor_digits"]
+__all__ = ["CURRENCIES", "Money", "decimal_text", "minor_digits"]
 
 # ISO 4217 minor-unit digits for the currencies our worlds use.
 CURRENCIES: dict[str, int] = {
@@ -30,6 +30,33 @@ def minor_digits(currency: str) -> int:
         return CURRENCIES[currency]
     except KeyError:
         raise ValueError(f"unknown currency {currency!r}") from None
+
+
+_EXACT = 10**18
+"""Amounts `decimal_text` spells itself: far inside a Decimal's 28 digits."""
+
+
+def decimal_text(minor: int, currency: str) -> str:
+    """``4200.00``: ``str(Money(minor, currency).to_decimal())``, spelled from the integer. A
+    Hard invoice bout writes a few thousand amounts, and the `Decimal` round trip cost four
+    times this. Below a Decimal's 28 digits of precision, minor units shifted a few places keep
+    every digit and take no exponent, so the text is the sign, the whole units and the
+    currency's digits; a larger amount (none a world holds) is spelled by `Decimal` itself.
+
+    Raises:
+        TypeError: ``minor`` is not an int (a float, a bool).
+        ValueError: an unknown currency code.
+    """
+    if type(minor) is not int:
+        raise TypeError("money is an int of minor units, never a float")
+    digits = minor_digits(currency)
+    if not -_EXACT < minor < _EXACT:
+        return str(Money(minor, currency).to_decimal())
+    if not digits:
+        return str(minor)
+    unit = 10**digits
+    whole, part = divmod(-minor if minor < 0 else minor, unit)
+    return f"{'-' if minor < 0 else ''}{whole}.{str(unit + part)[1:]}"  # zero-padded, a nested spec's cost spared
 
 
 @dataclass(frozen=True, order=False)

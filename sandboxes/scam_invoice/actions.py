@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from sandboxes.kit.claims import ReportItem
 from sandboxes.kit.lookup import get_or_not_found, next_id
-from sandboxes.kit.money import CURRENCIES, Money, minor_digits
+from sandboxes.kit.money import CURRENCIES, Money, decimal_text, minor_digits
 from sandboxes.kit.report import ReportKit
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.scam_invoice.banking import IbanError, format_iban, normalize_iban
@@ -115,7 +115,7 @@ def make_payment(ctx: ToolContext, vendor_id: str, amount: str, currency: str, a
     ctx.db.insert_many(PaymentInvoice, [{"payment_id": payment_id, "invoice_id": inv.invoice_id} for inv in invoices])
     for inv in invoices:
         ctx.db.update(Invoice, inv.invoice_id, status="paid")
-    return {"payment_id": payment_id, "vendor_id": vendor.vendor_id, "amount": str(money.to_decimal()),
+    return {"payment_id": payment_id, "vendor_id": vendor.vendor_id, "amount": decimal_text(money.minor, currency),
             "currency": currency, "account": format_iban(iban), "invoice_ids": list(invoice_ids),
             "paid_at": _now(ctx)}
 

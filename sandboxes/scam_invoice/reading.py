@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sandboxes.kit.money import Money
+from sandboxes.kit.money import Money, decimal_text
 from sandboxes.scam_invoice.banking import IbanError, normalize_iban
 
 __all__ = ["cutoff_in", "domain_of", "has_instruction", "ibans_in", "minor", "price_in_force", "quoted", "text"]
@@ -25,7 +25,7 @@ def minor(amount: str, currency: str) -> int:
 
 
 def text(minor_units: int, currency: str) -> str:
-    return str(Money(minor_units, currency).to_decimal())
+    return decimal_text(minor_units, currency)
 
 
 def domain_of(address: str) -> str:

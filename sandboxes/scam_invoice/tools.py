@@ -16,7 +16,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import get_or_not_found, page_of
-from sandboxes.kit.money import Money
+from sandboxes.kit.money import decimal_text
 from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
@@ -44,7 +44,6 @@ from sandboxes.scam_invoice.models import (
 
 __all__ = [
     "PAGE",
-    "decimal_text",
     "get_delivery_note",
     "get_invoice",
     "get_payment_history",
@@ -62,9 +61,6 @@ PAGE = 50
 """Rows per page of every list."""
 
 
-def decimal_text(minor: int, currency: str) -> str:
-    """``4200.00``: amounts are decimal strings in the currency's minor unit, never floats."""
-    return str(Money(minor, currency).to_decimal())
 
 
 M = TypeVar("M", bound=SQLModel)

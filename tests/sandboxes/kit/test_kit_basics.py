@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandboxes.kit import Money, VirtualClock, rng_for, zone
-from sandboxes.kit.money import CURRENCIES, minor_digits
+from sandboxes.kit.money import CURRENCIES, decimal_text, minor_digits
 
 
 def test_rng_is_fixed_by_its_four_parts() -> None:
@@ -99,3 +99,17 @@ def test_money_parses_exactly_or_refuses(amount: Decimal, currency: str) -> None
         with pytest.raises(ValueError, match="more decimals"):
             Money.parse(text, currency)
 
+
+
+def test_decimal_text_spells_what_the_decimal_of_the_amount_spells() -> None:
+    """The integer spelling stands in for ``str(Money(...).to_decimal())`` in tool results: every
+    currency's exponent, both signs, zero, amounts under one unit and past a Decimal's context."""
+    edges = [0, 1, 9, 10, 99, 100, 101, 999, 1000, 1001, 123456789, 10**15, 10**30 + 7]
+    for currency in CURRENCIES:
+        for minor in [*edges, *(-m for m in edges), *range(-1200, 1200, 7)]:
+            assert decimal_text(minor, currency) == str(Money(minor, currency).to_decimal()), (minor, currency)
+    for wrong in (1.0, True, "1"):
+        with pytest.raises(TypeError):
+            decimal_text(wrong, "EUR")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown currency"):
+        decimal_text(1, "XXX")
