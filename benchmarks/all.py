@@ -119,6 +119,19 @@ def _timing_cost(n: int = 20_000) -> tuple[float, float]:
     return (calls[0] - inner[0]) / n / 1e3, events[0] / n / 1e3
 
 
+def _new_file_cost(tmp: Path, n: int = 200) -> float:
+    """CPU seconds to create one empty file: on some file systems a new inode costs far more
+    than the bytes written into it, and `arena run --out` creates one file a bout."""
+    folder = tmp / "new-files"
+    folder.mkdir()
+    t0 = time.process_time()
+    for i in range(n):
+        os.close(os.open(folder / str(i), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    spent = (time.process_time() - t0) / n
+    shutil.rmtree(folder)
+    return spent
+
+
 def _clock_read(n: int = 20_000) -> float:
     """µs a CPU clock read takes here."""
     t0 = time.perf_counter()
@@ -151,6 +164,7 @@ class Bench:
                       "--attempts", "1", "--db", f"sqlite:///{self.tmp}/warm.db", env=self.env)
         assert small.returncode == 0, small.stderr[-400:]
         runs: dict[int, tuple[Clock, int]] = {}
+        stored: dict[int, float] = {}  # the same runs without `--out`: the store as the only copy
         paired: list[float] = []
         for attempt in range(3):  # the least of three of each, taken in turns so both see the same machine
             episode = self.episode(venv, "2") if venv is not None else None
@@ -166,6 +180,11 @@ class Bench:
                 cpu_by_size[n_seeds] = c.cpu
                 if attempt == 0:
                     shutil.copytree(out, self.tmp / f"out{n_seeds}", dirs_exist_ok=True)
+                with clock() as c:
+                    done = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds",
+                                 f"1-{n_seeds}", "--db", f"sqlite:///{db}-store-only", env=self.env)
+                assert done.returncode == 0, done.stderr[-400:]
+                stored[n_seeds] = min(stored.get(n_seeds, c.cpu), c.cpu)
             if episode is not None:
                 paired.append((cpu_by_size[seeds + 1] - cpu_by_size[1]) / (6 * 3 * seeds) / episode["cpu_s"])
         (c1, n1), (c2, n2) = runs[1], runs[seeds + 1]
@@ -177,6 +196,10 @@ class Bench:
         line("per bout (marginal: 3 attempts per seed)", f"{cpu * 1e3:6.2f} ms CPU  {wall * 1e3:6.2f} ms wall",
              "target: half an AgentDojo episode")
         line(f"whole command, {n2} bouts", f"{c2.cpu:6.2f} s CPU  {c2.wall:6.2f} s wall")
+        self.figures["bout_cpu_stored"] = (stored[seeds + 1] - stored[1]) / (n2 - n1)
+        line("per bout without --out (the store its only copy)", f"{self.figures['bout_cpu_stored'] * 1e3:6.2f} ms CPU")
+        line("  one new empty file on this file system", f"{_new_file_cost(self.tmp) * 1e3:6.3f} ms CPU",
+             "(--out creates one a bout)")
         if paired:
             self.figures["bout_cpu_paired"] = statistics.median(paired)
             line("each of three / AgentDojo just before it", "  ".join(f"x{r:.2f}" for r in paired),
@@ -469,6 +492,7 @@ class Bench:
         print("\n== ratios (CPU time, same run; AgentDojo's mean of before and after)")
         if "agentdojo_cpu" in f:
             for name, key in (("arena run, Normal 1.0 bout", "bout_cpu"),
+                              ("arena run without --out, Normal 1.0 bout", "bout_cpu_stored"),
                               ("in-process Normal 1.0 bout", "bout_normal-1.0"),
                               ("in-process Hard v3 bout", "bout_hard-v3")):
                 if key in f:
