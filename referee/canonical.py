@@ -25,7 +25,7 @@ import rfc8785
 from referee.errors import LogCorrupt
 
 __all__ = ["MAX_SAFE_INTEGER", "canonical_bytes", "canonical_loads", "digest", "is_canonical", "plain_bytes",
-           "plain_dumps", "plain_loads", "sanitize_text", "sha256_hex", "strict_loads"]
+           "plain_dumps", "plain_loads", "same_json", "sanitize_text", "sha256_hex", "strict_loads"]
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """JCS numbers are IEEE doubles: past this, distinct integers share one spelling."""
@@ -62,6 +62,30 @@ def _plain(obj: Any) -> bool:
         else:
             return False
     return True
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values (parsed or built, never NaN) are the same JSON: ``==``, but a bool
+    is never a number (Python holds ``1 == True`` and ``0 == False``) and an int never a float,
+    at any depth. Replay holds a re-run call to its logged outcome with this, so an edit that
+    swaps ``0`` for ``false`` is caught, not taken as equal.
+
+    Written sorted and compact, equal JSON is equal bytes and unequal JSON unequal bytes; two
+    writes by orjson cost what one ``==`` of the values did."""
+    try:
+        return orjson.dumps(a, option=_ORJSON) == orjson.dumps(b, option=_ORJSON)
+    except orjson.JSONEncodeError:  # past 53 bits, nesting past 255, a key not text: walked
+        return a == b and _same_walk(a, b)
+
+
+def _same_walk(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return all(_same_walk(value, b[key]) for key, value in a.items())  # keys equal: `a == b` held
+    if isinstance(a, list | tuple):
+        return all(map(_same_walk, a, b))
+    return True  # equal scalars of one type
 
 
 def plain_bytes(obj: Any) -> bytes:

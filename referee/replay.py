@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from catalog import CatalogError, load_catalog
 from referee.agents.base import loggable
-from referee.canonical import canonical_bytes, digest, plain_bytes, sha256_hex
+from referee.canonical import canonical_bytes, digest, plain_bytes, same_json, sha256_hex
 from referee.errors import ResumeError
 from referee.events import Header, Result, ToolEvent, validate_event
 from referee.judge import judge
@@ -119,7 +119,7 @@ def _rerun(world: World, seq: int, name: str, args: Any, logged: dict[str, Any])
     outcome = world.toolbox.call(name, args)
     shown = outcome.as_json()
     actual = shown if outcome.plain else loggable(shown)
-    if logged != actual:
+    if not same_json(logged, actual):
         raise Diverged(seq, f"{name} result", logged, actual)
     return outcome
 
@@ -154,7 +154,7 @@ def _structure(events: Sequence[dict[str, Any]]) -> None:
             if not expected or data["call"] != calls:
                 raise Diverged(event["seq"], "tool call out of place", data["call"], calls)
             wanted, got = expected.pop(0), {"name": data["name"], "args": data["args"]}
-            if got != wanted:
+            if not same_json(got, wanted):
                 raise Diverged(event["seq"], "call differs from the turn that asked for it", wanted, got)
             calls += 1
         elif kind == "cap.reached":
@@ -199,6 +199,6 @@ def reproduce(log: BoutLog) -> Reproduction:
         return Diverged(last, "end-state digest", result.end_state_digest, end_digest).reproduction()
     recorded = result.verdict()
     for name, value in recorded.items():
-        if value != verdict[name]:
+        if not same_json(value, verdict[name]):
             return Diverged(last, f"verdict {name}", value, verdict[name]).reproduction()
     return Reproduction("reproduced")

@@ -23,7 +23,7 @@ from catalog import Caps, CatalogError, load_catalog
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, drive, make_agent
 from referee.agents.base import Exchange, Turn
 from referee.bout import Bout, LogSink, finish, play_out
-from referee.canonical import strict_loads
+from referee.canonical import same_json, strict_loads
 from referee.errors import LogCorrupt, ResumeError
 from referee.events import (
     AgentError,
@@ -213,7 +213,7 @@ def _replay(
             bout.stopped = None if turn.calls else "agent_stopped"
         elif isinstance(event, ToolEvent):
             data = event.data
-            if not pending or (pending[0].name, pending[0].args) != (data.name, data.args):
+            if not pending or pending[0].name != data.name or not same_json(pending[0].args, data.args):
                 raise ResumeError(f"event {event.seq}: a tool call its turn did not ask for")
             pending.pop(0)
             for _, outcome in replay_calls(bout.world, [event]):

@@ -19,6 +19,7 @@ from referee.canonical import (
     canonical_loads,
     digest,
     is_canonical,
+    same_json,
     sanitize_text,
     sha256_hex,
     strict_loads,
@@ -329,3 +330,17 @@ def test_plain_bytes_given_a_value_outside_the_subset_refuses_as_canonical_bytes
         plain_bytes({"a": [2**53]})
     with pytest.raises(ValueError, match="lone surrogate"):
         plain_bytes({"a": "\ud800"})
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ({"v": 0}, {"v": False}, False),
+    ([1, [True]], [1, [1]], False),
+    ({"n": 1}, {"n": 1.0}, False),
+    ({"a": 1, "b": [None, "x"]}, {"b": [None, "x"], "a": 1}, True),  # key order is not JSON's business
+    ({"a": 2**70}, {"a": 2**70}, True),  # past what orjson writes: walked instead
+    ({"a": [2**70, 1]}, {"a": [2**70, True]}, False),
+    ({"a": 1}, {"a": 2}, False),
+    ([], {}, False),
+])
+def test_same_json_is_equality_without_pythons_bool_and_float_aliases(a: Any, b: Any, same: bool) -> None:
+    assert same_json(a, b) is same and same_json(b, a) is same

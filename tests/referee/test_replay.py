@@ -62,6 +62,25 @@ def test_an_edited_tool_result_is_caught_at_its_event(key: ArenaKey, ring: Keyri
     assert 'world gives {"ok":true,"result":{"value":0}}' in rep.reason
 
 
+@pytest.mark.parametrize("where", ["tool result", "turn's arguments"])
+def test_a_number_edited_into_a_boolean_is_caught(where: str, key: ArenaKey, ring: Keyring) -> None:
+    """Python holds 0 == False and 1 == True; JSON does not, and neither does replay."""
+    def edit(events: list[dict[str, Any]]) -> None:
+        if where == "tool result":
+            assert events[2]["data"]["result"] == {"value": 0}
+            events[2]["data"]["result"] = {"value": False}
+        else:  # the turn asks for x 1; its tool event says the call ran with x true
+            assert events[1]["data"]["calls"][0]["name"] == events[2]["data"]["name"] == "read_counter"
+            events[1]["data"]["calls"][0]["args"] = {"x": 1}
+            events[2]["data"]["args"] = {"x": True}
+
+    check = verify_bytes(resigned(_log(key, ring), edit, key), ring)
+    assert check.status == "verified" and check.log is not None
+    rep = reproduce(check.log)
+    assert rep.status == "diverged" and rep.event == 2, rep.reason
+    assert ("read_counter result" if where == "tool result" else "differs from the turn") in rep.reason
+
+
 def test_a_changed_verdict_is_caught(key: ArenaKey, ring: Keyring) -> None:
     def edit(events: list[dict[str, Any]]) -> None:
         events[-1]["data"]["score_bp"] = 9_999

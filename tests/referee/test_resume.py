@@ -222,6 +222,20 @@ def test_a_log_the_rebuilt_world_does_not_agree_with_is_refused(edit: str, key: 
     assert WorkLog.claim(path) is not None  # refused, the lock released, the log left as it was
 
 
+def test_a_call_run_with_true_where_its_turn_asked_for_1_is_not_the_call_asked_for(
+        key: ArenaKey, tmp_path: Path) -> None:
+    _, lines = finished(ORACLE, key, tmp_path)
+    events = [json.loads(line) for line in lines[:8]]
+    assert events[1]["type"] == "model.turn" and events[2]["type"] == "tool"
+    events[1]["data"]["calls"][0]["args"] = {"x": 1}
+    events[2]["data"]["args"] = {"x": True}  # equal in Python's eyes, not in JSON's
+    path = tmp_path / "w" / "b-1.log.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(_rechain(events))
+    with pytest.raises(ResumeError, match="did not ask for"):
+        asyncio.run(resume_bout_async(Unfinished("b-1", path=path), key))
+
+
 def test_damage_before_a_synced_event_is_corruption_not_a_torn_tail(key: ArenaKey, tmp_path: Path) -> None:
     _, lines = finished(ORACLE, key, tmp_path)
     broken = lines[:8]
