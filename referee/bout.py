@@ -246,6 +246,9 @@ async def _let_go(bout: Bout, outcome: BoutRecord | Paused | None) -> None:
 async def _play(bout: Bout, deadline: float | None) -> str:
     """The agent <-> tools loop; returns why it stopped. Raises `_Pause` at the deadline."""
     world, writer, caps = bout.world, bout.writer, bout.caps
+    # A provider keeps nothing between requests: a turn lost to a power cut is asked for again,
+    # so its calls run and the next request goes out while its fsync runs (ADR 0043).
+    ahead = getattr(bout.driver, "asks_again", False) is True
     while True:
         while bout.pending:
             call = bout.pending.pop(0)
@@ -279,7 +282,8 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         bout.input_tokens += turn.usage.input_tokens
         bout.output_tokens += turn.usage.output_tokens
         logged = turn.as_log()
-        await writer.append_async("model.turn", {"turn": bout.turns, **logged}, plain=_plain_turn(logged))
+        await writer.append_async("model.turn", {"turn": bout.turns, **logged}, plain=_plain_turn(logged),
+                                  ahead=ahead)
         if not turn.calls:
             return "agent_stopped"
         bout.pending, bout.results = [Call(c["name"], c["args"]) for c in logged["calls"]], []
@@ -388,6 +392,7 @@ async def finish(
         "cost_micro_usd": cost,
     }
     if logged is None:
+        await bout.writer.synced()  # the last turn's fsync, if it ran ahead, off the event loop
         full["finished_at"] = now()
         bout.writer.append("bout.result", full, last=True)  # on disk at the close just below
     elif any(logged.get(k) != v for k, v in full.items() if k in logged) or "passed" not in logged:

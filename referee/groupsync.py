@@ -17,7 +17,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["sync", "sync_folder"]
+__all__ = ["begin", "sync", "sync_folder"]
 
 _IDLE = 1.0
 """Seconds the thread waits for more work before it ends (a new one starts on demand)."""
@@ -88,6 +88,12 @@ def _forked() -> None:
 
 
 os.register_at_fork(after_in_child=_forked)
+
+
+def begin(fd: int) -> asyncio.Future[None]:
+    """`sync` begun now: the future resolves once an fsync of ``fd`` that began after this call
+    has ended (with its `OSError` if it failed). Call it from the running event loop."""
+    return _group.sync(fd)
 
 
 async def sync(fd: int) -> None:

@@ -75,6 +75,13 @@ def utc_now() -> str:
     return f"{spelled[1]}{micros:06d}Z"
 
 
+def _seen(done: asyncio.Future[None]) -> None:
+    """Marks an ``ahead`` fsync's error as retrieved: `LogWriter.synced` raises it, unless a
+    blocking fsync overtook it (`LogWriter._before_writing`), which raises its own."""
+    if not done.cancelled():
+        done.exception()
+
+
 @dataclass
 class LogWriter:
     """Appends chained events; optionally to a working file, synced per event (tool events riding
@@ -95,6 +102,8 @@ class LogWriter:
         """Lines not yet in the file: a writer that syncs only at the end writes them at `close`."""
         self._folder: asyncio.Future[None] | None = None
         """The fsync of the file's folder, begun with the file (`sync_folder_soon`)."""
+        self._ahead: asyncio.Future[None] | None = None
+        """The fsync of an event appended with ``ahead``, not yet waited for (ADR 0043)."""
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
@@ -106,6 +115,7 @@ class LogWriter:
         see `referee.canonical.canonical_bytes`), so the stdlib's encoder writes its canonical
         bytes without walking it once more to check. ``last`` is the caller's word that `close`
         comes next, whose one fsync then puts this event on disk (it is not synced twice)."""
+        self._before_writing()
         seq = self._write(type_, data, plain)
         if self.sync_each and self._fd is not None and not last:
             os.fsync(self._fd)
@@ -113,21 +123,63 @@ class LogWriter:
 
     async def append_async(
         self, type_: EventType, data: dict[str, Any], *, plain: bool = False, ride: bool = False,
+        ahead: bool = False,
     ) -> int:
         """`append` for the bout loop: the same promise (with ``sync_each`` the event is on
-        disk before this returns, so the bout goes no further until it is), but the fsync
+        disk before this returns, so the bout goes no further until it is; see ``ahead``), but the fsync
         runs on the group-commit thread (`referee.groupsync`), so other bouts on the event
         loop go on meanwhile instead of all waiting for this one's disk.
 
         ``ride`` is the caller's word that the event can be recomputed after a crash (a tool
         event: resume re-runs a logged turn's calls that have no event): it is held and goes
         to the file in one write with the next event that is synced, under that one fsync
-        (ADR 0040). Only the last write can then be torn, which `read_working_log` allows."""
+        (ADR 0040). Only the last write can then be torn, which `read_working_log` allows.
+
+        ``ahead`` is the caller's word that it may go on while the event's fsync runs (a model
+        bout's turn, whose calls run and whose next request goes out meanwhile, ADR 0043): the
+        event is written now and its fsync begun, and the next synced event (or `aclose`)
+        waits for that fsync before it writes, so every write but the last is still on disk
+        before the next begins."""
+        if not ride:
+            await self.synced()
         seq = self._write(type_, data, plain, ride)
         if self.sync_each and self._fd is not None and not ride:
-            await groupsync.sync(self._fd)
-            await self.settle()
+            syncing = groupsync.begin(self._fd)
+            if ahead:
+                syncing.add_done_callback(_seen)  # an error is raised by `synced`, or was overtaken
+                self._ahead = syncing
+            else:
+                await syncing
+                await self.settle()
         return seq
+
+    async def synced(self) -> None:
+        """Wait until every event written so far that is synced is on disk (the fsync begun by
+        an ``ahead`` append, and the folder's).
+
+        Raises:
+            OSError: that fsync failed.
+        """
+        if self._ahead is not None:
+            ahead, self._ahead = self._ahead, None
+            await ahead
+        await self.settle()
+
+    def _before_writing(self) -> None:
+        """Outside the event loop's waits (a pause, a close after an error): an ``ahead`` fsync
+        still running is overtaken by one here, so the next write still begins only once every
+        earlier one is on disk; one that failed is raised.
+
+        Raises:
+            OSError: the ``ahead`` fsync failed, or this one did.
+        """
+        if self._ahead is not None:
+            ahead, self._ahead = self._ahead, None
+            if not ahead.done():
+                if self._fd is not None:
+                    os.fsync(self._fd)
+            elif not ahead.cancelled() and (failed := ahead.exception()) is not None:
+                raise failed  # after a failed fsync, a later one proves nothing
 
     def sync_folder_soon(self) -> None:
         """Begin syncing the new file's folder, so its name is on disk by the time its first
@@ -182,6 +234,7 @@ class LogWriter:
 
     def close(self) -> None:
         if self._fd is not None:
+            self._before_writing()
             self._write_held()
             os.fsync(self._fd)
             self._shut()
@@ -191,6 +244,7 @@ class LogWriter:
         as its others do, so the other bouts on the loop go on while this one's log reaches the
         disk; a scripted bout, whose loop has nothing else to do, syncs at once."""
         if self._fd is not None and self.sync_each:
+            await self.synced()
             self._write_held()
             await groupsync.sync(self._fd)
             self._shut()

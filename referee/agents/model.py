@@ -61,6 +61,10 @@ class ModelAgentBase:
 
     provider: ClassVar[str]
     path: ClassVar[str]
+    asks_again: ClassVar[bool] = True
+    """The provider keeps nothing between requests (each carries the whole conversation), so a
+    turn a power cut loses is simply asked for again: the bout sends the next request while the
+    turn's fsync runs (ADR 0043)."""
 
     def __init__(
         self, name: str, model: str, *, api_key: str, base_url: str, transport: Transport,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -181,3 +182,55 @@ def test_a_bout_that_fails_to_open_lets_go_of_its_file_lock_and_agent(key: Arena
     claimed = WorkLog.claim(left)
     assert claimed is not None and left.read_bytes().count(b"\n") == 1
     claimed.release()
+
+
+class Unhurried:
+    """A model agent's async shape around the toy's two oracle turns, noting at each turn how many
+    fsyncs the bout began are still running."""
+
+    name = "test:unhurried"
+    params = None
+
+    def __init__(self, asks_again: bool, begun: list[asyncio.Future[None]]) -> None:
+        self.asks_again = asks_again
+        self.begun = begun
+        self.running: list[int] = []
+        self.turns = [Turn(calls=[Call("bump", {"amount": 3})]),
+                      Turn(calls=[Call("submit_report", {"status": "done", "items": []})])]
+
+    def start(self, observation: Observation) -> None:
+        pass
+
+    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
+        self.running.append(sum(not f.done() for f in self.begun))
+        return self.turns.pop(0)
+
+    def restore(self, observation: Observation, history: Sequence[object]) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("asks_again", [True, False])
+def test_only_an_agent_that_asks_again_is_asked_while_its_last_turn_is_synced(
+        asks_again: bool, key: ArenaKey, ring: Keyring, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A provider keeps nothing between requests, so a model bout sends its next request while the
+    turn's fsync runs (ADR 0043); an agent with memory of its own (an MCP client, a user's agent)
+    is handed results only once the turn that asked for them is on disk."""
+    from referee import groupsync
+
+    begun: list[asyncio.Future[None]] = []
+
+    def begin(fd: int) -> asyncio.Future[None]:
+        os.fsync(fd)
+        begun.append(asyncio.get_running_loop().create_future())
+        asyncio.get_running_loop().call_later(0.05, begun[-1].set_result, None)
+        return begun[-1]
+
+    monkeypatch.setattr(groupsync, "begin", begin)
+    agent = Unhurried(asks_again, begun)
+    record = run_bout(BoutSpec("openai:toy", "toy", "normal-1.0", 2, 1, "0.4"), key, agent=agent, work_dir=tmp_path)
+    assert record.verdict.passed and verify_bytes(record.envelope, ring).status == "verified"
+    assert len(begun) == 2 and all(f.done() for f in begun)  # each turn's fsync, ended before the result
+    assert agent.running == ([0, 1] if asks_again else [0, 0])

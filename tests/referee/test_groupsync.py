@@ -161,3 +161,95 @@ def test_a_new_files_first_synced_event_waits_for_its_folder_and_a_riding_header
     asyncio.run(main())
     writer.close()
     assert order == ["header", f"folder {tmp_path.name}", "synced"]
+
+
+TURN = {"turn": 1, "text": "", "calls": [{"name": "get_order", "args": {"order_id": "O-1"}}],
+        "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+def _held_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, asyncio.Future[None]]]:
+    """`groupsync.begin` held in the test's hands: each fsync ends only when the test says."""
+    begun: list[tuple[int, asyncio.Future[None]]] = []
+
+    def begin(fd: int) -> asyncio.Future[None]:
+        begun.append((os.fstat(fd).st_size, asyncio.get_running_loop().create_future()))
+        return begun[-1][1]
+
+    monkeypatch.setattr(groupsync, "begin", begin)
+    return begun
+
+
+def test_a_turn_appended_ahead_is_written_at_once_and_the_next_write_waits_for_its_fsync(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model bout goes on while its turn's fsync runs (ADR 0043), but no later line reaches the
+    file before that fsync ends: only the last write can be torn, as ADR 0040 reads it."""
+    begun = _held_fsyncs(monkeypatch)
+    path = tmp_path / "w.jsonl"
+    writer = LogWriter(path=path, sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+
+    async def main() -> None:
+        await writer.append_async("bout.header", header(), ride=True)
+        await writer.append_async("model.turn", TURN, ahead=True)  # returns with its fsync still running
+        assert len(begun) == 1 and not begun[0][1].done()
+        assert begun[0][0] == path.stat().st_size == sum(len(line) + 1 for line in writer.lines)
+        await writer.append_async("tool", {"call": 0, **TOOL}, ride=True)
+        second = asyncio.ensure_future(writer.append_async("model.turn", {**TURN, "turn": 2}, ahead=True))
+        await asyncio.sleep(0.01)
+        assert not second.done() and path.stat().st_size == begun[0][0]  # waiting, nothing written
+        begun[0][1].set_result(None)
+        await second
+        assert len(begun) == 2 and path.stat().st_size == begun[1][0] > begun[0][0]
+        begun[1][1].set_result(None)
+        await writer.aclose()
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    assert [e["type"] for e in read_working_log(path)] == ["bout.header", "model.turn", "tool", "model.turn"]
+
+
+@pytest.mark.parametrize("then", ["append_async", "append"])
+def test_a_failed_fsync_of_a_turn_appended_ahead_is_raised_by_the_next_synced_event(
+        then: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never swallowed: after a failed fsync, a later one that succeeds proves nothing on Linux."""
+    begun = _held_fsyncs(monkeypatch)
+    writer = LogWriter(path=tmp_path / "w.jsonl", sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+
+    async def main() -> None:
+        await writer.append_async("model.turn", TURN, ahead=True)
+        begun[0][1].set_exception(OSError(5, "Input/output error"))
+        await asyncio.sleep(0)
+        error = {"turn": 2, "kind": "crashed", "detail": "x"}
+        with pytest.raises(OSError, match="Input/output"):
+            if then == "append":
+                writer.append("agent.error", error)
+            else:
+                await writer.append_async("agent.error", error)
+        assert len(writer.events) == 1  # nothing written after it
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    writer.close()
+
+
+def test_a_pause_written_while_an_ahead_fsync_runs_syncs_the_earlier_lines_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`append` (a pause, a bout's close after an error) cannot wait on the loop: it overtakes a
+    running ahead fsync with one of its own before it writes, so writes stay in order on disk."""
+    begun = _held_fsyncs(monkeypatch)
+    synced: list[int] = []  # bytes in the file at each blocking fsync
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd))[1])
+    path = tmp_path / "w.jsonl"
+    writer = LogWriter(path=path, sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+
+    async def main() -> None:
+        await writer.append_async("bout.header", header(), ride=True)
+        await writer.append_async("model.turn", TURN, ahead=True)
+        written = path.stat().st_size
+        writer.append("pause", {"reason": "rate_limited", "detail": "429", "retry_after_ms": None,
+                                "turns": 1, "tool_calls": 0})
+        assert synced == [written, path.stat().st_size]  # the turn's line on disk before the pause's went in
+        begun[0][1].set_exception(OSError(9, "Bad file descriptor"))  # the overtaken fsync: nobody waits on it
+        writer.close()
+        await asyncio.sleep(0)
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    assert [e["type"] for e in read_working_log(path)] == ["bout.header", "model.turn", "pause"]
