@@ -41,6 +41,13 @@ AGENTDOJO = "agentdojo==0.1.35"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+def _stamp(text: str) -> float:
+    """A log's UTC time stamp (``...Z``) as seconds since the epoch."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
 def _resident() -> int:
     """This process's resident bytes now."""
     return int(Path("/proc/self/statm").read_text().split()[1]) * PAGE
@@ -426,6 +433,11 @@ class Bench:
                      f"{held[1] / 2**20:4.0f} MiB", "target: no running out" if k == 1000 else "")
                 line("  harness CPU per model request", f"{c.cpu / calls * 1e3:6.2f} ms", "target: under 1 ms")
                 line("  provider's own lateness past its latency", f"{(late.value - late0) / calls / 1e3:6.2f} ms")
+                # Where the share goes: fewer than k in flight as the run starts and ends (bouts of
+                # different lengths), and each bout taking longer per turn than the provider does
+                lived = sum(_stamp(r.finished_at) - _stamp(r.started_at) for r in records)
+                line("  mean in flight; extra time a bout takes per turn", f"{lived / c.wall:6.1f} of {k};  "
+                     f"{(lived - calls * latency) / calls * 1e3:5.1f} ms past the provider's {latency * 1e3:.0f}")
         finally:
             server.terminate()
             server.join()
