@@ -234,10 +234,12 @@ class LogWriter:
 
     def close(self) -> None:
         if self._fd is not None:
-            self._before_writing()
-            self._write_held()
-            os.fsync(self._fd)
-            self._shut()
+            try:
+                self._before_writing()
+                self._write_held()
+                os.fsync(self._fd)
+            finally:  # a failed fsync is raised, and the file still let go of
+                self._shut()
 
     async def aclose(self) -> None:
         """`close` for the bout loop. A model bout's last fsync runs on the group-commit thread,

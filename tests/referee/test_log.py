@@ -255,3 +255,21 @@ def test_a_riding_event_goes_to_disk_with_the_next_synced_one_under_its_fsync(
     assert len(synced) == 2 and synced[-1] == b"".join(line + b"\n" for line in writer.lines)
     writer.close()
     assert read_working_log(path) == writer.events
+
+
+def test_a_close_whose_fsync_fails_raises_and_still_lets_go_of_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    before = len(os.listdir("/proc/self/fd"))
+    writer = LogWriter(path=tmp_path / "w.jsonl", now=lambda: "2026-11-30T00:00:00.000000Z")
+    writer.append("bout.header", header())
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    with pytest.raises(OSError, match="Input/output"):
+        writer.close()
+    assert len(os.listdir("/proc/self/fd")) == before  # no descriptor left behind
+    writer.close()  # closing again does nothing
