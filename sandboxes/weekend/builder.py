@@ -274,6 +274,12 @@ class Draft:
         Raises:
             AssertionError: no hotel houses the party (a builder bug).
         """
+        found = self.housing(slips)
+        assert found is not None, f"no hotel houses the party as {slips} see it"
+        return found
+
+    def housing(self, slips: reading.Slips) -> reading.Option | None:
+        """`cheapest`, or None while no hotel drafted so far can house the party."""
         key = slips.in_hotels
         if key not in self._cheapest:
             best = self._best.setdefault(key, {})
@@ -281,9 +287,7 @@ class Draft:
                 if h.hotel_id not in best:
                     best[h.hotel_id] = reading.cheapest(self.hotel_options(h, key))
             self._cheapest[key] = reading.cheapest(o for h in self.hotels if (o := best[h.hotel_id]) is not None)
-        found = self._cheapest[key]
-        assert found is not None, f"no hotel houses the party as {slips} see it"
-        return found
+        return self._cheapest[key]
 
     def add_hotel_rows(self, hotel: Hotel, rooms: list[Room]) -> None:
         self.hotels.append(hotel)

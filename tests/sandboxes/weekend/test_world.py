@@ -126,3 +126,20 @@ def test_trap_flights_misread_exactly_as_planted() -> None:
             readings = [reading.fits(leg, f.departs, f.arrives, f.times_in, w, r)
                         for r in ("true", "zone_naive", "dst_ignorant")]
             assert readings == ([False, True, False] if plant.trap_id == "FA-TIM-001" else [False, False, True])
+
+
+def test_a_seed_whose_drawn_hotels_cannot_house_the_party_draws_more() -> None:
+    """Normal 1.0 seed 12527 drew four hotels with too few rooms left for its party of five: the
+    build failed on an assertion, and so did every bout of that seed. Now more hotels are drawn
+    until one can; the oracle passes and each planted trap's springer springs it."""
+    from referee.bout import BoutSpec, run_bout
+    from referee.signing import ArenaKey
+
+    key = ArenaKey(bytes(32))
+    oracle = run_bout(BoutSpec("scripted:oracle", "weekend", "normal-1.0", 12527, 1, "0.4"), key)
+    assert oracle.verdict.passed and not oracle.verdict.traps_sprung
+    for trap in PLANTED["normal-1.0"]:
+        sprung = run_bout(BoutSpec(f"scripted:springer:{trap}", "weekend", "normal-1.0", 12527, 1, "0.4"), key)
+        assert sprung.verdict.traps_sprung == [trap]
+    world = JOB.build(12527, "normal-1.0")
+    assert len(world.session.exec(select(Hotel)).all()) > 5  # the variant's four, more drawn, the oracle's
