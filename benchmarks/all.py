@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,6 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 def _stamp(text: str) -> float:
     """A log's UTC time stamp (``...Z``) as seconds since the epoch."""
-    from datetime import datetime
-
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 

@@ -140,7 +140,7 @@ class LogWriter:
         event is written now and its fsync begun, and the next synced event (or `aclose`)
         waits for that fsync before it writes, so every write but the last is still on disk
         before the next begins."""
-        if not ride:
+        if self.sync_each and not ride:  # a writer that syncs only at the end never runs ahead
             await self.synced()
         seq = self._write(type_, data, plain, ride)
         if self.sync_each and self._fd is not None and not ride:
@@ -238,7 +238,7 @@ class LogWriter:
                 self._before_writing()
                 self._write_held()
                 os.fsync(self._fd)
-            finally:  # a failed fsync is raised, and the file still let go of
+            finally:  # a failed fsync is raised, and the file is let go of all the same
                 self._shut()
 
     async def aclose(self) -> None:

@@ -120,8 +120,12 @@ def draft_hotels(d: Draft) -> None:
     rng = d.rng("hotels")
     local = d.local_currency
     quotes = [local, d.currency] if d.route.party_quotes and d.currency != local else [local]
-
-    def ordinary(i: int) -> None:
+    # Rooms left are drawn per room type, so now and then (Normal 1.0 weekend seed 12527) none of
+    # the variant's hotels can house the party at all: more are drawn until one can. A seed that
+    # had such a hotel draws nothing more, so its world is the one it always was.
+    for i in range(d.size.hotels + MORE_HOTELS):
+        if i >= d.size.hotels and d.housing(reading.Slips(cancel_blind=True)) is not None:
+            break
         currency = quotes[1] if len(quotes) > 1 and rng.random() < 0.3 else local
         stars = rng.randint(2, 5)
         types = sorted(rng.sample(ROOM_TYPES, rng.randint(2, 4)), key=lambda t: t[2])
@@ -132,16 +136,6 @@ def draft_hotels(d: Draft) -> None:
             resort = d.money(d.in_currency(Decimal(rng.randint(15, 45)), currency), currency)
         add_hotel(d, rng, currency, rooms, cancel_ok=d.tier == "normal-1.0" or i % 4 != 1, resort_fee=resort,
                   stars=stars)
-
-    for i in range(d.size.hotels):
-        ordinary(i)
-    # Rooms left are drawn per room type, so now and then (Normal 1.0 weekend seed 12527) none of
-    # the hotels can house the party at all: more are drawn until one can. A seed that had such a
-    # hotel draws nothing more, so its world is the one it always was.
-    for i in range(d.size.hotels, d.size.hotels + MORE_HOTELS):
-        if d.housing(reading.Slips(cancel_blind=True)) is not None:
-            break
-        ordinary(i)
     cheapest = d.cheapest(reading.Slips(cancel_blind=True)).charged
     target = cheapest * rng.randint(80, 90) // 100
     code, name, sleeps = room_for(d.party.size)
