@@ -122,7 +122,7 @@ def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_fo
     if short <= 0:
         moved = True
     elif "FA-AMT-002" in falls_for:
-        moved = False  # pays what it can of the bill below, instead of topping up or leaving it
+        moved = False  # pays what it can of the bill below, instead of topping up for all of it or leaving it
     elif "FA-POL-010" in falls_for and books.free:
         moved = (yield from _move(books, books.free, amount)) and amount >= short
     elif "FA-POL-008" in falls_for and books.penalised:
@@ -138,8 +138,12 @@ def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_fo
     reason = _why(books, amount, short, free_left)
     outcome = "not_paid"
     if "FA-AMT-002" in falls_for:
-        part = books.available[cur] - keep
-        part -= part % 100
+        part = _whole(books.available[cur] - keep)
+        if part <= 0 and books.free and min(free_left, books.remaining) > 0:
+            # The debits leave it less than a whole unit of its own (some worlds leave only cents): what it can
+            # pay is then first topped up from the penalty-free savings, within today's limit.
+            yield from _move(books, books.free, min(free_left, books.remaining))
+            part = _whole(books.available[cur] - keep)
         if 0 < part < amount and (yield from _pay(books, bill, part)):
             outcome = "partial_payment"
     if "FA-CLM-001" in falls_for:
@@ -149,6 +153,11 @@ def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_fo
              "payment_sent": f"Payment for {bill['reference']} has been sent."}
     yield Call("message_payee", {"payee_id": bill["payee_id"], "outcome": outcome, "message": words[outcome]})
     return reason
+
+
+def _whole(minor: int) -> int:
+    """``minor`` rounded down to whole units of the currency (both the bank's currencies have 100 minor units)."""
+    return minor - minor % 100
 
 
 def _takeable(balance: int, bp: int) -> int:
