@@ -43,8 +43,8 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def _stamp(text: str) -> float:
-    """A log's UTC time stamp (``...Z``) as seconds since the epoch."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    """A log's UTC time stamp (``...Z``, which `fromisoformat` reads from Python 3.11) as seconds since the epoch."""
+    return datetime.fromisoformat(text).timestamp()
 
 
 def _resident() -> int:

@@ -138,11 +138,11 @@ def _settle(books: _Books, bill: dict[str, Any], later: int, keep: int, falls_fo
     reason = _why(books, amount, short, free_left)
     outcome = "not_paid"
     if "FA-AMT-002" in falls_for:
-        part = _whole(books.available[cur] - keep)
-        if part <= 0 and books.free and min(free_left, books.remaining) > 0:
+        part, take = _whole(books.available[cur] - keep), min(free_left, books.remaining)
+        if part <= 0 and books.free and take > 0:
             # The debits leave it less than a whole unit of its own (some worlds leave only cents): what it can
             # pay is then first topped up from the penalty-free savings, within today's limit.
-            yield from _move(books, books.free, min(free_left, books.remaining))
+            yield from _move(books, books.free, take)
             part = _whole(books.available[cur] - keep)
         if 0 < part < amount and (yield from _pay(books, bill, part)):
             outcome = "partial_payment"

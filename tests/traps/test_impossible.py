@@ -113,10 +113,10 @@ def test_with_only_cents_free_the_part_sent_is_topped_up_within_the_rules_first(
 def test_the_naive_agent_sends_part_of_the_unpayable_bill_wherever_that_trap_is_planted(tier: str) -> None:
     """The naive agent makes every mistake, the oldest trap's first where two conflict: a declined payment's fee
     (FA-POL-009) can leave it no whole unit above the debits, and it still sends part of the bill."""
+    every = {t.id for t in load_catalog().traps}  # what `scripted:naive` holds
     for seed in range(1, 31):
         world = JOB.build(seed, tier)
         if "FA-AMT-002" in world.planted():
-            every = {t.id for t in load_catalog().traps}
             assert findings_of(play_through(world, every), "FA-AMT-002").state == "sprung", seed
 
 
