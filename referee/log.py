@@ -75,13 +75,6 @@ def utc_now() -> str:
     return f"{spelled[1]}{micros:06d}Z"
 
 
-def _seen(done: asyncio.Future[None]) -> None:
-    """Marks an ``ahead`` fsync's error as retrieved: `LogWriter.synced` raises it, unless a
-    blocking fsync overtook it (`LogWriter._before_writing`), which raises its own."""
-    if not done.cancelled():
-        done.exception()
-
-
 @dataclass
 class LogWriter:
     """Appends chained events; optionally to a working file, synced per event (tool events riding
@@ -102,7 +95,7 @@ class LogWriter:
         """Lines not yet in the file: a writer that syncs only at the end writes them at `close`."""
         self._folder: asyncio.Future[None] | None = None
         """The fsync of the file's folder, begun with the file (`sync_folder_soon`)."""
-        self._ahead: asyncio.Future[None] | None = None
+        self._ahead: groupsync.Pending | None = None
         """The fsync of an event appended with ``ahead``, not yet waited for (ADR 0043)."""
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,10 +139,9 @@ class LogWriter:
         if self.sync_each and self._fd is not None and not ride:
             syncing = groupsync.begin(self._fd)
             if ahead:
-                syncing.add_done_callback(_seen)  # an error is raised by `synced`, or was overtaken
-                self._ahead = syncing
+                self._ahead = syncing  # its error is raised by `synced`, unless a blocking fsync overtook it
             else:
-                await syncing
+                await syncing.wait()
                 await self.settle()
         return seq
 
@@ -162,7 +154,7 @@ class LogWriter:
         """
         if self._ahead is not None:
             ahead, self._ahead = self._ahead, None
-            await ahead
+            await ahead.wait()
         await self.settle()
 
     def _before_writing(self) -> None:
@@ -178,7 +170,7 @@ class LogWriter:
             if not ahead.done():
                 if self._fd is not None:
                     os.fsync(self._fd)
-            elif not ahead.cancelled() and (failed := ahead.exception()) is not None:
+            elif (failed := ahead.error()) is not None:
                 raise failed  # after a failed fsync, a later one proves nothing
 
     def sync_folder_soon(self) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from referee import groupsync
 from referee.agents.base import Turn
 from referee.bout import BoutSpec, run_bout
 from referee.signing import ArenaKey, Keyring
@@ -191,7 +193,7 @@ class Unhurried:
     name = "test:unhurried"
     params = None
 
-    def __init__(self, asks_again: bool, begun: list[asyncio.Future[None]]) -> None:
+    def __init__(self, asks_again: bool, begun: list[groupsync.Pending]) -> None:
         self.asks_again = asks_again
         self.begun = begun
         self.running: list[int] = []
@@ -218,14 +220,12 @@ def test_only_an_agent_that_asks_again_is_asked_while_its_last_turn_is_synced(
     """A provider keeps nothing between requests, so a model bout sends its next request while the
     turn's fsync runs (ADR 0043); an agent with memory of its own (an MCP client, a user's agent)
     is handed results only once the turn that asked for them is on disk."""
-    from referee import groupsync
+    begun: list[groupsync.Pending] = []
 
-    begun: list[asyncio.Future[None]] = []
-
-    def begin(fd: int) -> asyncio.Future[None]:
+    def begin(fd: int) -> groupsync.Pending:
         os.fsync(fd)
-        begun.append(asyncio.get_running_loop().create_future())
-        asyncio.get_running_loop().call_later(0.05, begun[-1].set_result, None)
+        begun.append(groupsync.Pending(threading.Lock()))
+        asyncio.get_running_loop().call_later(0.05, begun[-1].settle, None)
         return begun[-1]
 
     monkeypatch.setattr(groupsync, "begin", begin)

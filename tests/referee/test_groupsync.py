@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,12 +168,12 @@ TURN = {"turn": 1, "text": "", "calls": [{"name": "get_order", "args": {"order_i
         "usage": {"input_tokens": 1, "output_tokens": 1}}
 
 
-def _held_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, asyncio.Future[None]]]:
+def _held_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, groupsync.Pending]]:
     """`groupsync.begin` held in the test's hands: each fsync ends only when the test says."""
-    begun: list[tuple[int, asyncio.Future[None]]] = []
+    begun: list[tuple[int, groupsync.Pending]] = []
 
-    def begin(fd: int) -> asyncio.Future[None]:
-        begun.append((os.fstat(fd).st_size, asyncio.get_running_loop().create_future()))
+    def begin(fd: int) -> groupsync.Pending:
+        begun.append((os.fstat(fd).st_size, groupsync.Pending(threading.Lock())))
         return begun[-1][1]
 
     monkeypatch.setattr(groupsync, "begin", begin)
@@ -196,10 +197,10 @@ def test_a_turn_appended_ahead_is_written_at_once_and_the_next_write_waits_for_i
         second = asyncio.ensure_future(writer.append_async("model.turn", {**TURN, "turn": 2}, ahead=True))
         await asyncio.sleep(0.01)
         assert not second.done() and path.stat().st_size == begun[0][0]  # waiting, nothing written
-        begun[0][1].set_result(None)
+        begun[0][1].settle(None)
         await second
         assert len(begun) == 2 and path.stat().st_size == begun[1][0] > begun[0][0]
-        begun[1][1].set_result(None)
+        begun[1][1].settle(None)
         await writer.aclose()
 
     asyncio.run(asyncio.wait_for(main(), 10))
@@ -215,7 +216,7 @@ def test_a_failed_fsync_of_a_turn_appended_ahead_is_raised_by_the_next_synced_ev
 
     async def main() -> None:
         await writer.append_async("model.turn", TURN, ahead=True)
-        begun[0][1].set_exception(OSError(5, "Input/output error"))
+        begun[0][1].settle(OSError(5, "Input/output error"))
         await asyncio.sleep(0)
         error = {"turn": 2, "kind": "crashed", "detail": "x"}
         with pytest.raises(OSError, match="Input/output"):
@@ -247,9 +248,58 @@ def test_a_pause_written_while_an_ahead_fsync_runs_syncs_the_earlier_lines_first
         writer.append("pause", {"reason": "rate_limited", "detail": "429", "retry_after_ms": None,
                                 "turns": 1, "tool_calls": 0})
         assert synced == [written, path.stat().st_size]  # the turn's line on disk before the pause's went in
-        begun[0][1].set_exception(OSError(9, "Bad file descriptor"))  # the overtaken fsync: nobody waits on it
+        begun[0][1].settle(OSError(9, "Bad file descriptor"))  # the overtaken fsync: nobody waits on it
         writer.close()
         await asyncio.sleep(0)
 
     asyncio.run(asyncio.wait_for(main(), 10))
     assert [e["type"] for e in read_working_log(path)] == ["bout.header", "model.turn", "pause"]
+
+
+def test_an_fsync_nobody_waits_for_yet_ends_without_waking_the_loop(tmp_path: Path) -> None:
+    """A model turn's fsync runs ahead and is nearly always over before the bout needs it: the
+    sync thread then wakes no loop (ADR 0044); one who waits is woken once it ends."""
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+
+    async def main() -> list[object]:
+        loop = asyncio.get_running_loop()
+        woken: list[object] = []
+        real = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> asyncio.Handle:
+            woken.append(args)
+            return real(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign,assignment]
+        ahead = groupsync.begin(fd)
+        for _ in range(1000):
+            if ahead.done():
+                break
+            await asyncio.sleep(0.005)
+        assert ahead.done() and ahead.error() is None and woken == []
+        await ahead.wait()  # over already: returns at once
+        await groupsync.sync(fd)
+        return woken
+
+    assert len(asyncio.run(asyncio.wait_for(main(), 20))) == 1
+    os.close(fd)
+
+
+def test_a_failed_fsync_nobody_waited_for_is_raised_to_the_first_who_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+
+    async def main() -> None:
+        ahead = groupsync.begin(fd)
+        while not ahead.done():
+            await asyncio.sleep(0.005)
+        assert isinstance(ahead.error(), OSError)
+        with pytest.raises(OSError, match="Input/output"):
+            await ahead.wait()
+
+    asyncio.run(asyncio.wait_for(main(), 20))
+    os.close(fd)
