@@ -139,7 +139,7 @@ class ModelAgentBase:
     async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
         messages = self._messages + self._results(results)
         if self._client is None:
-            self._client = self._transport.client()
+            self._client = self._transport.client(self._url)
         wire = self._sent + [orjson.Fragment(orjson.dumps(m)) for m in messages[len(self._sent):]]
         answer = await post_json(self._transport, self._client, self.provider, self._url, self._headers(),
                                  self._body(wire, self._tools), self._key)

@@ -101,9 +101,9 @@ class Server:
             thread.join(5)
 
 
-def _post(url: str, transport: Transport, times: int = 1) -> list[dict[str, Any]]:
+def _post(url: str, transport: Transport, times: int = 1, session_for: str | None = None) -> list[dict[str, Any]]:
     async def go() -> list[dict[str, Any]]:
-        async with transport.client() as client:
+        async with transport.client(session_for or url) as client:
             return [await post_json(transport, client, "openai", url, {}, {"q": n}, "sk-none") for n in range(times)]
     return asyncio.run(go())
 
@@ -120,6 +120,20 @@ def test_a_provider_over_tls_is_reached_and_an_untrusted_certificate_is_refused(
         with pytest.raises(ProviderDown, match="could not connect") as refused:
             _post(url, Transport(retry=ONCE))  # certifi's roots do not vouch for it
         assert refused.value.unreachable
+        with pytest.raises(ProviderDown, match="could not connect"):  # a session made for plain HTTP still verifies
+            _post(url, Transport(retry=ONCE), session_for=f"http://127.0.0.1:{server.port}/v1")
+
+
+def test_a_provider_over_plain_http_costs_no_ca_bundle() -> None:
+    """Loading certifi's roots is 60-80 ms of CPU a run, for nothing when the provider is a local server."""
+    with Server().running() as server:
+        plain = Transport(retry=ONCE)
+        assert _post(f"http://127.0.0.1:{server.port}/v1/chat/completions", plain) == [{"fine": True}]
+        assert plain._tls is None
+        secure = Transport(retry=ONCE)
+        with pytest.raises(ProviderDown):
+            _post(f"https://127.0.0.1:{server.port}/v1/chat/completions", secure)  # it speaks no TLS
+        assert secure._tls is not None
 
 
 def test_an_idle_connection_the_server_closed_is_not_used_again() -> None:
