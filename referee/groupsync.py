@@ -5,8 +5,10 @@ not stop the event loop's other bouts meanwhile. `asyncio.to_thread` per event d
 at about three times the CPU of the fsync itself (a thread-pool hand-off, a future and a
 wake-up of the loop each way, per event). Here bouts queue their file descriptors; one
 thread takes whatever is queued, syncs each file once, and wakes each waiting loop once
-per batch, and only the loops that are waiting (ADR 0044). The promise is the same: `sync`
-returns only after an fsync of that file that began after the caller's write (ADR 0034).
+per batch, and only the loops that are waiting (ADR 0044). A model turn's fsync, which nobody
+needs until the bout's next event, a `SyncingLoop` runs itself instead, when it has nothing else
+to do (ADR 0045). The promise is the same: `sync` returns only after an fsync of that file that
+began after the caller's write (ADR 0034).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import selectors
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["Pending", "begin", "sync", "sync_folder"]
+__all__ = ["Pending", "SyncingLoop", "begin", "sync", "sync_folder"]
 
 _IDLE = 1.0
 """Seconds the thread waits for more work before it ends (a new one starts on demand)."""
@@ -32,13 +37,15 @@ class Pending:
     machine each wake-up of a sleeping process cost 50-200 µs of CPU.
     """
 
-    __slots__ = ("_done", "_error", "_lock", "_waiters")
+    __slots__ = ("_done", "_error", "_held", "_lock", "_waiters")
 
     def __init__(self, lock: threading.Lock) -> None:
         self._lock = lock
         self._done = False
         self._error: OSError | None = None
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._held: tuple[SyncingLoop, int] | None = None
+        """The loop holding it for its next idle moment, and the file (`SyncingLoop`)."""
 
     def done(self) -> bool:
         return self._done
@@ -53,6 +60,10 @@ class Pending:
         Raises:
             OSError: the fsync failed.
         """
+        if self._held is not None:  # needed now: the sync thread takes it, the loop goes on meanwhile
+            (holder, fd), self._held = self._held, None
+            if not self._done and holder._let_go(fd, self):
+                _group.queue(fd, self)
         if not self._done:
             loop = asyncio.get_running_loop()
             woken: asyncio.Future[None] = loop.create_future()
@@ -66,7 +77,11 @@ class Pending:
             raise self._error
 
     def settle(self, error: OSError | None) -> None:
-        """Mark it done (with ``error`` if the fsync failed) and wake whoever waits, from any thread."""
+        """Mark it done (with ``error`` if the fsync failed) and wake whoever waits, from any thread
+        (a loop holding it, from its own): a blocking fsync that overtook it settles it too."""
+        if self._held is not None:
+            (holder, fd), self._held = self._held, None
+            holder._let_go(fd, self)
         with self._lock:
             waiters = self._settle(error)
         _wake(waiters)
@@ -104,6 +119,10 @@ class _GroupSync:
 
     def begin(self, fd: int) -> Pending:
         pending = Pending(self._lock)
+        self.queue(fd, pending)
+        return pending
+
+    def queue(self, fd: int, pending: Pending) -> None:
         with self._lock:
             self._queue.append((fd, pending))
             if self._thread is None:
@@ -111,7 +130,6 @@ class _GroupSync:
                 self._thread.start()
             else:
                 self._work.notify()
-        return pending
 
     def _run(self) -> None:
         while True:
@@ -134,6 +152,98 @@ class _GroupSync:
             _wake(waiters)
 
 
+_BUDGET = 0.001
+"""Seconds of fsyncs a `SyncingLoop` runs at one idle moment before it looks at its sockets again."""
+_SLOW = 0.02
+"""An fsync longer than this sends the loop's fsyncs back to the sync thread (`SyncingLoop`)."""
+_SLOW_FOR = 10.0
+"""Seconds they stay there before the loop tries again."""
+
+
+class _IdleSelector(selectors.DefaultSelector):
+    """The loop's selector: before the loop sleeps, its held fsyncs run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.before_sleep: Callable[[], None] = lambda: None
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        if timeout is None or timeout > 0:  # nothing is ready to run: the loop would sleep now
+            start = time.monotonic()
+            self.before_sleep()
+            if timeout is not None:
+                timeout = max(0.0, timeout - (time.monotonic() - start))
+        return super().select(timeout)
+
+
+class SyncingLoop(asyncio.SelectorEventLoop):
+    """An event loop that runs its bouts' ahead fsyncs itself when it has nothing else to do
+    (ADR 0045).
+
+    A model turn's fsync runs ahead (ADR 0043): nobody needs it until the bout's next event,
+    a provider's answer later. Handed to the sync thread, each cost two threads' worth of GIL
+    hand-overs and wake-ups on top of the fsync itself. This loop holds them instead, and syncs
+    them just before it would sleep in `select`, where blocking costs no bout anything. At most
+    `_BUDGET` seconds of them run per idle moment; one that is waited for first goes to the sync
+    thread (`Pending.wait`); and a disk slower than `_SLOW` per fsync sends them all back to the
+    thread for `_SLOW_FOR` seconds, so a slow disk never holds up the loop's sockets.
+    """
+
+    def __init__(self) -> None:
+        selector = _IdleSelector()
+        super().__init__(selector)
+        selector.before_sleep = self._sync_held
+        self._held: dict[tuple[int, Pending], None] = {}
+        self._slow_until = 0.0
+
+    def hold(self, fd: int) -> Pending:
+        """`begin` on this loop: the fsync runs at its next idle moment, or when waited for."""
+        if time.monotonic() < self._slow_until:
+            return _group.begin(fd)
+        pending = Pending(_group._lock)
+        pending._held = (self, fd)
+        self._held[fd, pending] = None
+        return pending
+
+    def _let_go(self, fd: int, pending: Pending) -> bool:
+        """Stop holding it; whether it was held."""
+        if (fd, pending) not in self._held:
+            return False
+        del self._held[fd, pending]
+        return True
+
+    def _sync_held(self) -> None:
+        start = time.monotonic()
+        while self._held:
+            fd = next(iter(self._held))[0]
+            same = [p for f, p in self._held if f == fd]  # one fsync covers every write to the file so far
+            began = time.monotonic()
+            try:
+                os.fsync(fd)
+                error = None
+            except OSError as err:
+                error = err
+            ended = time.monotonic()
+            for p in same:
+                p.settle(error)
+            if ended - began > _SLOW:
+                self._slow_until = ended + _SLOW_FOR
+                self._hand_over()
+                return
+            if ended - start > _BUDGET:
+                return
+
+    def _hand_over(self) -> None:
+        held, self._held = self._held, {}
+        for fd, pending in held:
+            pending._held = None
+            _group.queue(fd, pending)
+
+    def close(self) -> None:
+        self._hand_over()  # nobody waits any more, but what was begun is still synced
+        super().close()
+
+
 _group = _GroupSync()
 
 
@@ -146,9 +256,14 @@ def _forked() -> None:
 os.register_at_fork(after_in_child=_forked)
 
 
-def begin(fd: int) -> Pending:
+def begin(fd: int, *, ahead: bool = False) -> Pending:
     """`sync` begun now, waited for later (or never): done once an fsync of ``fd`` that began
-    after this call has ended (with its `OSError` if it failed)."""
+    after this call has ended (with its `OSError` if it failed). ``ahead`` is the caller's word
+    that nobody needs it soon: a `SyncingLoop` then holds it for its next idle moment."""
+    if ahead:
+        loop = asyncio.get_running_loop()
+        if isinstance(loop, SyncingLoop):
+            return loop.hold(fd)
     return _group.begin(fd)
 
 

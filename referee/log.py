@@ -137,7 +137,7 @@ class LogWriter:
             await self.synced()
         seq = self._write(type_, data, plain, ride)
         if self.sync_each and self._fd is not None and not ride:
-            syncing = groupsync.begin(self._fd)
+            syncing = groupsync.begin(self._fd, ahead=ahead)
             if ahead:
                 self._ahead = syncing  # its error is raised by `synced`, unless a blocking fsync overtook it
             else:
@@ -170,6 +170,7 @@ class LogWriter:
             if not ahead.done():
                 if self._fd is not None:
                     os.fsync(self._fd)
+                    ahead.settle(None)  # covered: a loop holding it for later need not sync it
             elif (failed := ahead.error()) is not None:
                 raise failed  # after a failed fsync, a later one proves nothing
 

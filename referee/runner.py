@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from catalog import CatalogError, load_catalog
+from referee import groupsync
 from referee.agents import PROVIDERS, AgentOptions, key_variable, needs_key, validate_agent
 from referee.agents.http import Retry
 from referee.agents.prices import PriceTable, load_prices
@@ -188,7 +189,8 @@ def run_bouts(
                            concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
                            pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
                            on_progress=on_progress, on_failed=on_failed, keep=keep)
-    return asyncio.run(BoutPool(key, settings).go(list(specs)))
+    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as loop:  # fsyncs when idle (ADR 0045)
+        return loop.run(BoutPool(key, settings).go(list(specs)))
 
 
 def resume_bouts(
@@ -220,7 +222,8 @@ def resume_bouts(
                            on_progress=on_progress, on_failed=on_failed, keep=keep)
     items = collect(work_dir, store, season, skip_reasons)
     check_keys(items, options)
-    return asyncio.run(BoutPool(key, settings).go(items))
+    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as loop:  # fsyncs when idle (ADR 0045)
+        return loop.run(BoutPool(key, settings).go(items))
 
 
 def check_keys(items: Sequence[Unfinished], options: AgentOptions | None) -> None:

@@ -19,6 +19,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from referee import groupsync
 from referee.agents import AgentOptions, Transport
 from referee.bout import run_bout_async
 from referee.errors import LogCorrupt, ResumeError
@@ -183,4 +184,5 @@ def run_worker(
     store: Store, key: ArenaKey, settings: WorkerSettings, on_done: Callable[[BoutRecord], None] | None = None,
 ) -> WorkerReport:
     """Work until nothing is left (or forever, without ``idle_exit``); returns what this worker did."""
-    return asyncio.run(_Worker(store, key, settings, on_done).serve())
+    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as loop:  # fsyncs when idle (ADR 0045)
+        return loop.run(_Worker(store, key, settings, on_done).serve())

@@ -222,7 +222,7 @@ def test_only_an_agent_that_asks_again_is_asked_while_its_last_turn_is_synced(
     is handed results only once the turn that asked for them is on disk."""
     begun: list[groupsync.Pending] = []
 
-    def begin(fd: int) -> groupsync.Pending:
+    def begin(fd: int, *, ahead: bool = False) -> groupsync.Pending:
         os.fsync(fd)
         begun.append(groupsync.Pending(threading.Lock()))
         asyncio.get_running_loop().call_later(0.05, begun[-1].settle, None)

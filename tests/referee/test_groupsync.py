@@ -6,6 +6,8 @@ import asyncio
 import multiprocessing
 import os
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +174,7 @@ def _held_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, groupsync.P
     """`groupsync.begin` held in the test's hands: each fsync ends only when the test says."""
     begun: list[tuple[int, groupsync.Pending]] = []
 
-    def begin(fd: int) -> groupsync.Pending:
+    def begin(fd: int, *, ahead: bool = False) -> groupsync.Pending:
         begun.append((os.fstat(fd).st_size, groupsync.Pending(threading.Lock())))
         return begun[-1][1]
 
@@ -303,3 +305,138 @@ def test_a_failed_fsync_nobody_waited_for_is_raised_to_the_first_who_does(
 
     asyncio.run(asyncio.wait_for(main(), 20))
     os.close(fd)
+
+
+def _watch_fsyncs(monkeypatch: pytest.MonkeyPatch, delay: float = 0.0) -> list[tuple[int, str]]:
+    """Every fsync begun, as (file, thread that ran it)."""
+    done: list[tuple[int, str]] = []
+    real = os.fsync
+
+    def watched(fd: int) -> None:
+        done.append((fd, threading.current_thread().name))
+        if delay:
+            time.sleep(delay)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", watched)
+    return done
+
+
+@pytest.fixture
+def fds(tmp_path: Path) -> Iterator[list[int]]:
+    """Three files open for writing."""
+    opened = [os.open(tmp_path / f"f{n}", os.O_WRONLY | os.O_CREAT) for n in range(3)]
+    yield opened
+    for fd in opened:
+        os.close(fd)
+
+
+def _run_on_syncing_loop(main: Any) -> Any:
+    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as runner:
+        return runner.run(asyncio.wait_for(main(), 20))
+
+
+def test_a_syncing_loop_runs_ahead_fsyncs_itself_when_it_has_nothing_else_to_do(
+        fds: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No hand-over to the sync thread and no wake-up (ADR 0045): the loop was about to sleep."""
+    done = _watch_fsyncs(monkeypatch)
+
+    async def main() -> None:
+        held = [groupsync.begin(fd, ahead=True) for fd in fds] + [groupsync.begin(fds[0], ahead=True)]
+        assert not any(p.done() for p in held) and done == []  # nothing synced until the loop idles
+        await asyncio.sleep(0.01)
+        assert all(p.done() for p in held)
+        for p in held:
+            await p.wait()
+
+    _run_on_syncing_loop(main)
+    assert sorted(done) == sorted((fd, threading.main_thread().name) for fd in fds)  # one per file, on the loop
+
+
+def test_a_held_fsync_needed_before_the_loop_idles_goes_to_the_sync_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = _watch_fsyncs(monkeypatch)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+
+    async def main() -> None:
+        ahead = groupsync.begin(fd, ahead=True)
+        await ahead.wait()
+        assert ahead.done() and done == [(fd, "arena-fsync")]
+        await asyncio.sleep(0.01)
+        assert done == [(fd, "arena-fsync")]  # not synced again by the loop
+
+    _run_on_syncing_loop(main)
+    os.close(fd)
+
+
+def test_a_slow_disk_sends_the_loops_fsyncs_back_to_the_sync_thread(
+        fds: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop blocked in a slow fsync would hold up every bout's sockets: after one, the thread takes them."""
+    monkeypatch.setattr(groupsync, "_SLOW", 0.005)
+    done = _watch_fsyncs(monkeypatch, delay=0.01)
+
+    async def main() -> None:
+        held = [groupsync.begin(fd, ahead=True) for fd in fds]
+        await asyncio.sleep(0.001)  # the loop idles: one fsync, found slow, the others handed over
+        later = groupsync.begin(fds[0], ahead=True)
+        for p in [*held, later]:
+            await p.wait()
+
+    _run_on_syncing_loop(main)
+    assert [thread for _, thread in done] == [threading.main_thread().name] + ["arena-fsync"] * 3
+
+
+def test_fsyncs_a_loop_still_holds_when_it_closes_are_synced_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = _watch_fsyncs(monkeypatch)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    held: list[groupsync.Pending] = []
+
+    async def main() -> None:
+        held.append(groupsync.begin(fd, ahead=True))  # the run ends before the loop ever idles
+
+    _run_on_syncing_loop(main)
+    for _ in range(1000):
+        if held[0].done():
+            break
+        time.sleep(0.005)
+    assert held[0].done() and done == [(fd, "arena-fsync")]
+    os.close(fd)
+
+
+def test_a_held_fsync_overtaken_by_a_blocking_one_is_not_run_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pause written while the turn's fsync is held syncs the file itself; the loop then lets go
+    of the file, which the bout may close (and the number be reused) before the loop idles."""
+    done = _watch_fsyncs(monkeypatch)
+    path = tmp_path / "w.jsonl"
+    writer = LogWriter(path=path, sync_each=True, now=lambda: "2026-01-01T00:00:00.000000Z")
+
+    async def main() -> None:
+        await writer.append_async("bout.header", header(), ride=True)
+        await writer.append_async("model.turn", TURN, ahead=True)
+        writer.append("pause", {"reason": "rate_limited", "detail": "429", "retry_after_ms": None,
+                                "turns": 1, "tool_calls": 0})
+        writer.close()
+        await asyncio.sleep(0.01)
+
+    _run_on_syncing_loop(main)
+    assert [thread for _, thread in done] == [threading.main_thread().name] * 3  # the pause's two, the close's
+    assert [e["type"] for e in read_working_log(path)] == ["bout.header", "model.turn", "pause"]
+
+
+def test_runs_and_resumes_play_their_bouts_on_a_syncing_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee import pool, runner
+
+    loops: list[type] = []
+
+    async def go(self: object, items: list[object]) -> list[object]:
+        loops.append(type(asyncio.get_running_loop()))
+        return []
+
+    monkeypatch.setattr(pool.BoutPool, "go", go)
+    monkeypatch.setattr(runner, "collect", lambda *args: [])
+    monkeypatch.setattr(runner, "check_keys", lambda *args: None)
+    runner.run_bouts([], None)  # type: ignore[arg-type]
+    runner.resume_bouts(None, store=None, work_dir=tmp_path)  # type: ignore[arg-type]
+    assert loops == [groupsync.SyncingLoop] * 2
