@@ -33,8 +33,9 @@ class Pending:
 
     The loop that queued it is woken only if a bout waits for it before it is done. A model
     turn's fsync runs ahead (ADR 0043) and is nearly always over by the time the bout's next
-    event needs it, so most end without waking the loop (ADR 0044): on a provider's quiet
-    machine each wake-up of a sleeping process cost 50-200 µs of CPU.
+    event needs it, so most end without waking the loop (ADR 0044): while bouts wait on a
+    provider the loop mostly sleeps, and each wake-up of a sleeping process cost 50-200 µs of
+    CPU on this machine.
     """
 
     __slots__ = ("_done", "_error", "_held", "_lock", "_waiters")

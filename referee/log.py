@@ -130,7 +130,8 @@ class LogWriter:
 
         ``ahead`` is the caller's word that it may go on while the event's fsync runs (a model
         bout's turn, whose calls run and whose next request goes out meanwhile, ADR 0043): the
-        event is written now and its fsync begun, and the next synced event (or `aclose`)
+        event is written now and its fsync begun (on a `groupsync.SyncingLoop`, at the loop's next
+        idle moment, ADR 0045), and the next synced event (or `aclose`)
         waits for that fsync before it writes, so every write but the last is still on disk
         before the next begins."""
         if self.sync_each and not ride:  # a writer that syncs only at the end never runs ahead
