@@ -425,18 +425,22 @@ def test_a_held_fsync_overtaken_by_a_blocking_one_is_not_run_again(
     assert [e["type"] for e in read_working_log(path)] == ["bout.header", "model.turn", "pause"]
 
 
-def test_runs_and_resumes_play_their_bouts_on_a_syncing_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from referee import pool, runner
+def test_runs_resumes_and_workers_play_their_bouts_on_a_syncing_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee import pool, runner, worker
 
     loops: list[type] = []
 
-    async def go(self: object, items: list[object]) -> list[object]:
+    async def go(self: object, *args: object) -> list[object]:
         loops.append(type(asyncio.get_running_loop()))
         return []
 
     monkeypatch.setattr(pool.BoutPool, "go", go)
+    monkeypatch.setattr(worker._Worker, "serve", go)
+    monkeypatch.setattr(worker._Worker, "__init__", lambda self, *args: None)
     monkeypatch.setattr(runner, "collect", lambda *args: [])
     monkeypatch.setattr(runner, "check_keys", lambda *args: None)
     runner.run_bouts([], None)  # type: ignore[arg-type]
     runner.resume_bouts(None, store=None, work_dir=tmp_path)  # type: ignore[arg-type]
-    assert loops == [groupsync.SyncingLoop] * 2
+    worker.run_worker(None, None, None)  # type: ignore[arg-type]
+    assert loops == [groupsync.SyncingLoop] * 3
