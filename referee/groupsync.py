@@ -19,10 +19,13 @@ import os
 import selectors
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
-__all__ = ["Pending", "SyncingLoop", "begin", "sync", "sync_folder"]
+__all__ = ["Pending", "SyncingLoop", "begin", "run", "sync", "sync_folder"]
+
+T = TypeVar("T")
 
 _IDLE = 1.0
 """Seconds the thread waits for more work before it ends (a new one starts on demand)."""
@@ -38,15 +41,15 @@ class Pending:
     CPU on this machine.
     """
 
-    __slots__ = ("_done", "_error", "_held", "_lock", "_waiters")
+    __slots__ = ("_done", "_error", "_holder", "_lock", "_waiters")
 
     def __init__(self, lock: threading.Lock) -> None:
         self._lock = lock
         self._done = False
         self._error: OSError | None = None
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
-        self._held: tuple[SyncingLoop, int] | None = None
-        """The loop holding it for its next idle moment, and the file (`SyncingLoop`)."""
+        self._holder: SyncingLoop | None = None
+        """The loop holding it for its next idle moment (`SyncingLoop`)."""
 
     def done(self) -> bool:
         return self._done
@@ -61,9 +64,9 @@ class Pending:
         Raises:
             OSError: the fsync failed.
         """
-        if self._held is not None:  # needed now: the sync thread takes it, the loop goes on meanwhile
-            (holder, fd), self._held = self._held, None
-            if not self._done and holder._let_go(fd, self):
+        if self._holder is not None:  # needed now: the sync thread takes it, the loop goes on meanwhile
+            fd = self._holder._let_go(self)
+            if fd is not None and not self._done:
                 _group.queue(fd, self)
         if not self._done:
             loop = asyncio.get_running_loop()
@@ -80,9 +83,8 @@ class Pending:
     def settle(self, error: OSError | None) -> None:
         """Mark it done (with ``error`` if the fsync failed) and wake whoever waits, from any thread
         (a loop holding it, from its own): a blocking fsync that overtook it settles it too."""
-        if self._held is not None:
-            (holder, fd), self._held = self._held, None
-            holder._let_go(fd, self)
+        if self._holder is not None:
+            self._holder._let_go(self)
         with self._lock:
             waiters = self._settle(error)
         _wake(waiters)
@@ -164,9 +166,9 @@ _SLOW_FOR = 10.0
 class _IdleSelector(selectors.DefaultSelector):
     """The loop's selector: before the loop sleeps, its held fsyncs run."""
 
-    def __init__(self) -> None:
+    def __init__(self, before_sleep: Callable[[], None]) -> None:
         super().__init__()
-        self.before_sleep: Callable[[], None] = lambda: None
+        self.before_sleep = before_sleep
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         if timeout is None or timeout > 0:  # nothing is ready to run: the loop would sleep now
@@ -191,33 +193,30 @@ class SyncingLoop(asyncio.SelectorEventLoop):
     """
 
     def __init__(self) -> None:
-        selector = _IdleSelector()
-        super().__init__(selector)
-        selector.before_sleep = self._sync_held
-        self._held: dict[tuple[int, Pending], None] = {}
+        self._held: dict[Pending, int] = {}
+        """Each fsync held, and its file."""
         self._slow_until = 0.0
+        super().__init__(_IdleSelector(self._sync_held))
 
     def hold(self, fd: int) -> Pending:
         """`begin` on this loop: the fsync runs at its next idle moment, or when waited for."""
         if time.monotonic() < self._slow_until:
             return _group.begin(fd)
         pending = Pending(_group._lock)
-        pending._held = (self, fd)
-        self._held[fd, pending] = None
+        pending._holder = self
+        self._held[pending] = fd
         return pending
 
-    def _let_go(self, fd: int, pending: Pending) -> bool:
-        """Stop holding it; whether it was held."""
-        if (fd, pending) not in self._held:
-            return False
-        del self._held[fd, pending]
-        return True
+    def _let_go(self, pending: Pending) -> int | None:
+        """Stop holding it; its file, if it was held."""
+        pending._holder = None
+        return self._held.pop(pending, None)
 
     def _sync_held(self) -> None:
         start = time.monotonic()
         while self._held:
-            fd = next(iter(self._held))[0]
-            same = [p for f, p in self._held if f == fd]  # one fsync covers every write to the file so far
+            fd = next(iter(self._held.values()))
+            same = [p for p, f in self._held.items() if f == fd]  # one fsync covers every write to the file so far
             began = time.monotonic()
             try:
                 os.fsync(fd)
@@ -236,8 +235,8 @@ class SyncingLoop(asyncio.SelectorEventLoop):
 
     def _hand_over(self) -> None:
         held, self._held = self._held, {}
-        for fd, pending in held:
-            pending._held = None
+        for pending, fd in held.items():
+            pending._holder = None
             _group.queue(fd, pending)
 
     def close(self) -> None:
@@ -266,6 +265,12 @@ def begin(fd: int, *, ahead: bool = False) -> Pending:
         if isinstance(loop, SyncingLoop):
             return loop.hold(fd)
     return _group.begin(fd)
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run` on a `SyncingLoop`: how runs, resumes and workers play their bouts (ADR 0045)."""
+    with asyncio.Runner(loop_factory=SyncingLoop) as runner:
+        return runner.run(main)
 
 
 async def sync(fd: int) -> None:

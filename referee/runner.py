@@ -8,7 +8,6 @@ Running is `referee.pool`'s: K bouts at once, pauses waited on and resumed.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -189,8 +188,7 @@ def run_bouts(
                            concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
                            pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
                            on_progress=on_progress, on_failed=on_failed, keep=keep)
-    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as loop:  # fsyncs when idle (ADR 0045)
-        return loop.run(BoutPool(key, settings).go(list(specs)))
+    return groupsync.run(BoutPool(key, settings).go(list(specs)))
 
 
 def resume_bouts(
@@ -222,8 +220,7 @@ def resume_bouts(
                            on_progress=on_progress, on_failed=on_failed, keep=keep)
     items = collect(work_dir, store, season, skip_reasons)
     check_keys(items, options)
-    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as loop:  # fsyncs when idle (ADR 0045)
-        return loop.run(BoutPool(key, settings).go(items))
+    return groupsync.run(BoutPool(key, settings).go(items))
 
 
 def check_keys(items: Sequence[Unfinished], options: AgentOptions | None) -> None:

@@ -184,5 +184,4 @@ def run_worker(
     store: Store, key: ArenaKey, settings: WorkerSettings, on_done: Callable[[BoutRecord], None] | None = None,
 ) -> WorkerReport:
     """Work until nothing is left (or forever, without ``idle_exit``); returns what this worker did."""
-    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as loop:  # fsyncs when idle (ADR 0045)
-        return loop.run(_Worker(store, key, settings, on_done).serve())
+    return groupsync.run(_Worker(store, key, settings, on_done).serve())
