@@ -1,7 +1,8 @@
 """The invented worlds: one folder per job, a shared kit, and the registry of jobs.
 
 The registry is loaded on first use, not at import, because every job imports the
-kit through this package and the registry imports every job.
+kit through this package; the registry in turn imports each job only when it is first
+asked for (ADR 0046).
 """
 
 from __future__ import annotations
