@@ -119,6 +119,8 @@ def main() -> None:
         time.sleep(0.01)
     os.environ["OPENAI_API_KEY"] = KEY
     options = AgentOptions(base_url=f"http://127.0.0.1:{port.value}/v1")
+    get_job(args.job)  # start-up, not requests (as in all.py): the job's code, loaded when first asked for,
+    import aiohttp  # noqa: F401  and the HTTP client's
     print(f"== {args.job} normal-1.0 oracle through openai:, provider latency {args.latency * 1e3:.0f} ms")
     try:
         for k in (int(x) for x in args.concurrency.split(",")):
