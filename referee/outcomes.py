@@ -62,7 +62,10 @@ class BoutRecord:
     finished_at: str
     log_sha256: str
     key_id: str
-    envelope: bytes
+    envelope: bytes = field(repr=False)
+    """The signed log (up to a megabyte): left out of the repr, which asyncio takes of a finished
+    run's result on Python 3.11 (`asyncio.run` restoring its Ctrl-C handler): with it, a Hard v3
+    bout through `run_bout` spent a tenth of its time writing its record as text."""
     path: Path | None = None
     cost_micro_usd: int | None = None
     agent_name: str | None = None
@@ -86,7 +89,7 @@ class Paused:
     retry_after: float | None
     turns: int
     tool_calls: int
-    log: bytes
+    log: bytes = field(repr=False)  # the log so far: out of the repr, as `BoutRecord.envelope`
     path: Path | None = None
 
 
