@@ -160,10 +160,11 @@ class Bench:
 
     # -- bouts ---------------------------------------------------------------------------
     def cli_bouts(self, venv: Path | None) -> None:
-        """The marginal bout of `arena run`, least of three; with ``venv``, each of the three is
-        also held against an AgentDojo timing taken just before it, and the median of those
-        ratios printed: this machine's speed drifts by a third within minutes, and a ratio of
-        figures taken minutes apart measures the drift as much as the code."""
+        """The marginal bout of `arena run`, least of five; with ``venv``, each of the five is
+        also held against AgentDojo timings taken just before and just after it (their mean), and
+        the median of those ratios printed: this machine's speed drifts by a third within minutes,
+        and at times by half within seconds, so a ratio of figures taken apart measures the drift
+        as much as the code."""
         print("\n== Normal 1.0 oracle bouts through `arena run` (world, calls, judge, signature, store)")
         seeds = 10 if self.quick else 30  # a difference of hundreds of bouts: start-up varies by a tenth of a second
         small = arena("run", "--agent", "scripted:oracle", "--tier", "normal-1.0", "--seeds", "1",
@@ -172,8 +173,9 @@ class Bench:
         runs: dict[int, tuple[Clock, int]] = {}
         stored: dict[int, float] = {}  # the same runs without `--out`: the store as the only copy
         paired: list[float] = []
-        for attempt in range(3):  # the least of three of each, taken in turns so both see the same machine
-            episode = self.episode(venv, "2") if venv is not None else None
+        episode = self.episode(venv, "2") if venv is not None else None
+        for attempt in range(5):  # the least of five of each, taken in turns so both see the same machine
+            before = episode
             cpu_by_size: dict[int, float] = {}
             for n_seeds in (1, seeds + 1):
                 db, out = self.tmp / f"cli{n_seeds}-{attempt}.db", self.tmp / f"out{n_seeds}-{attempt}"
@@ -191,8 +193,10 @@ class Bench:
                                  f"1-{n_seeds}", "--db", f"sqlite:///{db}-store-only", env=self.env)
                 assert done.returncode == 0, done.stderr[-400:]
                 stored[n_seeds] = min(stored.get(n_seeds, c.cpu), c.cpu)
-            if episode is not None:
-                paired.append((cpu_by_size[seeds + 1] - cpu_by_size[1]) / (6 * 3 * seeds) / episode["cpu_s"])
+            episode = self.episode(venv, "2") if venv is not None else None  # this one's after, the next one's before
+            if before is not None and episode is not None:
+                adojo = (before["cpu_s"] + episode["cpu_s"]) / 2
+                paired.append((cpu_by_size[seeds + 1] - cpu_by_size[1]) / (6 * 3 * seeds) / adojo)
         (c1, n1), (c2, n2) = runs[1], runs[seeds + 1]
         self.cli_out = self.tmp / f"out{seeds + 1}"
         with contextlib.closing(sqlite3.connect(self.tmp / f"cli{seeds + 1}-0.db")) as db:
@@ -208,7 +212,7 @@ class Bench:
              "(--out creates one a bout)")
         if paired:
             self.figures["bout_cpu_paired"] = statistics.median(paired)
-            line("each of three / AgentDojo just before it", "  ".join(f"x{r:.2f}" for r in paired),
+            line("each of five / AgentDojo just before and after", "  ".join(f"x{r:.2f}" for r in paired),
                  "target: x0.5 or less")
 
     def in_process_bouts(self) -> None:
@@ -513,7 +517,7 @@ class Bench:
                     line(f"{name} / AgentDojo episode", f"x{f[key] / f['agentdojo_cpu']:5.2f}",
                          "target: x0.5 or less" if key == "bout_cpu" else "")
         if "bout_cpu_paired" in f:
-            line("arena run bout / AgentDojo just before, median", f"x{f['bout_cpu_paired']:5.2f}",
+            line("arena run bout / AgentDojo around it, median", f"x{f['bout_cpu_paired']:5.2f}",
                  "target: x0.5 or less")
         if "agentdojo_cpu" in f and "bout_calls" in f:  # context for the ratio above, not a target
             arena, adojo = f["bout_cpu"] / f["bout_calls"], f["agentdojo_cpu"] / f["agentdojo_calls"]
