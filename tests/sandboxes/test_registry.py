@@ -45,3 +45,9 @@ def test_a_line_whose_package_holds_another_job_is_refused_by_name() -> None:
 def test_an_unknown_job_names_the_jobs_there_are() -> None:
     with pytest.raises(UnknownJob, match="unknown job 'nope'; jobs are: flaky-supplier, impossible"):
         get_job("nope")
+
+
+def test_a_line_whose_package_holds_no_job_is_refused_by_name() -> None:
+    jobs = _Jobs({"kit": "sandboxes.kit"})
+    with pytest.raises(LookupError, match=r"'kit': sandboxes\.kit holds no JOB of that slug"):
+        jobs["kit"]
