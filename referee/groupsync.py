@@ -290,6 +290,6 @@ async def sync_folder(path: Path) -> None:
     """
     fd = os.open(path, os.O_RDONLY)
     try:
-        await _group.begin(fd).wait()
+        await sync(fd)
     finally:
         os.close(fd)

@@ -332,8 +332,8 @@ def fds(tmp_path: Path) -> Iterator[list[int]]:
 
 
 def _run_on_syncing_loop(main: Any) -> Any:
-    with asyncio.Runner(loop_factory=groupsync.SyncingLoop) as runner:
-        return runner.run(asyncio.wait_for(main(), 20))
+    """``main()`` as runs play their bouts (`groupsync.run`), given 20 s."""
+    return groupsync.run(asyncio.wait_for(main(), 20))
 
 
 def test_a_syncing_loop_runs_ahead_fsyncs_itself_when_it_has_nothing_else_to_do(
