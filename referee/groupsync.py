@@ -166,16 +166,16 @@ _SLOW_FOR = 10.0
 class _IdleSelector(selectors.DefaultSelector):
     """The loop's selector: before the loop sleeps, its held fsyncs run."""
 
-    def __init__(self, before_sleep: Callable[[], None]) -> None:
+    def __init__(self, before_sleep: Callable[[], float]) -> None:
         super().__init__()
         self.before_sleep = before_sleep
+        """Runs the held fsyncs; returns the seconds they took (0.0, without a clock read, if none)."""
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         if timeout is None or timeout > 0:  # nothing is ready to run: the loop would sleep now
-            start = time.monotonic()
-            self.before_sleep()
-            if timeout is not None:
-                timeout = max(0.0, timeout - (time.monotonic() - start))
+            spent = self.before_sleep()
+            if timeout is not None and spent:
+                timeout = max(0.0, timeout - spent)
         return super().select(timeout)
 
 
@@ -212,12 +212,16 @@ class SyncingLoop(asyncio.SelectorEventLoop):
         pending._holder = None
         return self._held.pop(pending, None)
 
-    def _sync_held(self) -> None:
-        start = time.monotonic()
-        while self._held:
-            fd = next(iter(self._held.values()))
-            same = [p for p, f in self._held.items() if f == fd]  # one fsync covers every write to the file so far
-            began = time.monotonic()
+    def _sync_held(self) -> float:
+        """Sync held files, oldest first, within `_BUDGET`; returns the seconds spent."""
+        if not self._held:
+            return 0.0
+        by_file: dict[int, list[Pending]] = {}
+        for pending, fd in self._held.items():  # one fsync covers every write to the file so far
+            by_file.setdefault(fd, []).append(pending)
+        start = ended = time.monotonic()
+        for fd, same in by_file.items():
+            began = ended
             try:
                 os.fsync(fd)
                 error = None
@@ -225,13 +229,14 @@ class SyncingLoop(asyncio.SelectorEventLoop):
                 error = err
             ended = time.monotonic()
             for p in same:
-                p.settle(error)
+                p.settle(error)  # and so no longer held
             if ended - began > _SLOW:
                 self._slow_until = ended + _SLOW_FOR
                 self._hand_over()
-                return
+                break
             if ended - start > _BUDGET:
-                return
+                break
+        return ended - start
 
     def _hand_over(self) -> None:
         held, self._held = self._held, {}

@@ -357,6 +357,26 @@ def test_a_syncing_loop_runs_ahead_fsyncs_itself_when_it_has_nothing_else_to_do(
     assert sorted(done) == sorted((fd, threading.main_thread().name) for fd in fds)  # one per file, on the loop
 
 
+def test_a_syncing_loop_syncs_no_more_than_its_budget_at_one_idle_moment(
+        fds: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop's sockets are looked at again once `_BUDGET` is spent; the rest wait for its next idle moment."""
+    monkeypatch.setattr(groupsync, "_BUDGET", 0.0)
+    monkeypatch.setattr(groupsync, "_SLOW", 60.0)
+    done = _watch_fsyncs(monkeypatch, delay=0.002)  # longer than the sleep below: it is one idle moment
+
+    async def main() -> None:
+        held = [groupsync.begin(fd, ahead=True) for fd in fds]
+        await asyncio.sleep(0.001)
+        assert [p.done() for p in held] == [True, False, False]  # the oldest first
+        for _ in range(1000):
+            if all(p.done() for p in held):
+                break
+            await asyncio.sleep(0.01)
+
+    _run_on_syncing_loop(main)
+    assert done == [(fd, threading.main_thread().name) for fd in fds]
+
+
 def test_a_held_fsync_needed_before_the_loop_idles_goes_to_the_sync_thread(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     done = _watch_fsyncs(monkeypatch)
