@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.export import synthetic_store  # noqa: E402
 from catalog import load_catalog  # noqa: E402
-from referee.bout import BoutSpec, run_bout  # noqa: E402
-from referee.signing import Keyring, generate_keypair, load_signing_key  # noqa: E402
+from referee.bout.play import BoutSpec, run_bout  # noqa: E402
+from referee.log.signing import Keyring, generate_keypair, load_signing_key  # noqa: E402
 from sandboxes import JOBS  # noqa: E402
 
 AGENTDOJO = "agentdojo==0.1.35"
@@ -216,7 +216,7 @@ class Bench:
                  "target: x0.5 or less")
 
     def in_process_bouts(self) -> None:
-        from referee.runner import run_bouts
+        from referee.running.runner import run_bouts
 
         print("\n== oracle bouts in process (warm world cache; no store): one at a time, and as the runner runs them")
         for tv in ("normal-1.0", "hard-v3"):
@@ -243,7 +243,7 @@ class Bench:
     def harness(self) -> None:
         print("\n== the harness's own cost per tool call (oracle bouts, all jobs, Normal 1.0)")
         import sandboxes.kit.tools as tools_module
-        from referee.log import LogWriter
+        from referee.log.chain import LogWriter
 
         inner, calls, appends = [0, 0], [0, 0], [0, 0]
         wrapped: dict[int, tuple[Any, Any]] = {}
@@ -295,7 +295,7 @@ class Bench:
 
     def judge(self) -> None:
         print("\n== the judge: time and SQL statements per judged bout")
-        from referee.judge import judge
+        from referee.bout.judge import judge
 
         statements = [0]
 
@@ -323,9 +323,9 @@ class Bench:
 
     # -- audit ---------------------------------------------------------------------------
     def audit(self) -> None:
-        from referee.audit import replay_order
-        from referee.replay import reproduce
-        from referee.verify import verify_bytes
+        from referee.bout.replay import reproduce
+        from referee.console.audit import replay_order
+        from referee.log.verify import verify_bytes
 
         folder = self.cli_out
         files = sorted(folder.glob("*.bout.json"))
@@ -393,8 +393,8 @@ class Bench:
 
         from benchmarks.providers import KEY, _server_main
         from referee.agents import AgentOptions
-        from referee.runner import run_bouts
-        from referee.store import Store
+        from referee.running.runner import run_bouts
+        from referee.store.results import Store
 
         latency = 0.2
         print(f"\n== model bouts against a loopback provider answering in {latency * 1e3:.0f} ms (weekend, openai:)")

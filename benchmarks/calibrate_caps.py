@@ -16,8 +16,8 @@ import sys
 import time
 
 from catalog import load_catalog
-from referee.calibration import Usage, usage_of, worst_usage
-from referee.runner import parse_seeds
+from referee.bout.calibration import Usage, usage_of, worst_usage
+from referee.running.runner import parse_seeds
 from sandboxes import get_job
 
 

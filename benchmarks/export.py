@@ -19,9 +19,9 @@ from sqlmodel import Session
 
 from referee.canonical import sha256_hex
 from referee.export import export_dataset, verify_dataset
-from referee.log import LogWriter
-from referee.signing import Keyring, envelope_bytes, generate_keypair, load_signing_key, sign_envelope
-from referee.store import BoutRow, Store
+from referee.log.chain import LogWriter
+from referee.log.signing import Keyring, envelope_bytes, generate_keypair, load_signing_key, sign_envelope
+from referee.store.results import BoutRow, Store
 
 JOBS = ("refund", "scam-invoice", "weekend", "spreadsheet", "flaky-supplier", "impossible")
 TRAPS = ("FA-POL-001", "FA-AMT-001", "FA-PAY-001", "FA-DUP-001", "FA-TIM-001", "FA-DAT-001")

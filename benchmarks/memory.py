@@ -26,10 +26,10 @@ CHILD = """
 import resource, sys
 from pathlib import Path
 from catalog import load_catalog
-from referee.bout import BoutSpec
-from referee.runner import run_bouts
-from referee.signing import generate_keypair, load_signing_key
-from referee.store import Store
+from referee.bout.play import BoutSpec
+from referee.running.runner import run_bouts
+from referee.log.signing import generate_keypair, load_signing_key
+from referee.store.results import Store
 from sandboxes import JOBS
 
 def rss() -> int:

@@ -28,10 +28,10 @@ from typing import Any
 
 from catalog import load_catalog
 from referee.agents import AgentOptions
-from referee.bout import BoutSpec
-from referee.runner import run_bouts
-from referee.signing import generate_keypair, load_signing_key
-from referee.store import Store
+from referee.bout.play import BoutSpec
+from referee.log.signing import generate_keypair, load_signing_key
+from referee.running.runner import run_bouts
+from referee.store.results import Store
 from sandboxes import get_job
 from sandboxes.kit.policy import Observation
 from sandboxes.kit.tools import ToolOutcome

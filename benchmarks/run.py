@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from catalog import load_catalog
-from referee.bout import BoutSpec, run_bout
-from referee.signing import Keyring, generate_keypair, load_signing_key, open_envelope
-from referee.store import Store
-from referee.verify import verify_bytes
+from referee.bout.play import BoutSpec, run_bout
+from referee.log.signing import Keyring, generate_keypair, load_signing_key, open_envelope
+from referee.log.verify import verify_bytes
+from referee.store.results import Store
 from sandboxes import JOBS
 from sandboxes.kit.job import Job
 
@@ -106,7 +106,7 @@ def main() -> None:
           f"full verify (signature, canonical, chain) {1 / full:6.0f}/s")
 
     print("\n== audit of Hard v3 logs (per job: full verify, replay = rebuild world + re-run every call + judge)")
-    from referee.replay import reproduce
+    from referee.bout.replay import reproduce
 
     for slug in sorted(JOBS):
         env = run_bout(BoutSpec("scripted:oracle", slug, "hard-v3", 2, 1, rules), key).envelope

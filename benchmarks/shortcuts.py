@@ -3,7 +3,7 @@
     python benchmarks/shortcuts.py [--seeds 1-20] [--job impossible]
 
 One row per job and shortcut, one column per task version: passed / seeds played,
-judged under the current rules. tests/referee/test_shortcuts.py holds every cell at
+judged under the current rules. tests/referee/bout/test_shortcuts.py holds every cell at
 10% or less; this prints the table for the closing note.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from referee.runner import parse_seeds
-from referee.shortcuts import shares
+from referee.bout.shortcuts import shares
+from referee.running.runner import parse_seeds
 from sandboxes import JOBS
 
 

@@ -32,13 +32,13 @@ from pathlib import Path
 from sqlalchemy import delete, insert
 
 from catalog import load_catalog
-from referee.home import keys_dir
-from referee.runner import plan_bouts, run_bouts
-from referee.signing import generate_keypair, load_signing_key
+from referee.log.signing import generate_keypair, load_signing_key
+from referee.running.runner import plan_bouts, run_bouts
 from referee.site import BuildReport, StoreSource, build_site
 from referee.site.build import _Job, _Renderer, _Writer, environment
 from referee.site.pages import Context, all_pages
-from referee.store import BoutRow, Store
+from referee.store.home import keys_dir
+from referee.store.results import BoutRow, Store
 
 AGENTS = 8
 PROCESSES = [int(j) for j in (os.environ.get("ARENA_SITE_JOBS") or "1,2").split(",")]

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 MEASURE = r"""
 import json, sys, time
 from pathlib import Path
-from referee.signing import Keyring
-from referee.verify import verify_bytes
+from referee.log.signing import Keyring
+from referee.log.verify import verify_bytes
 ring = Keyring.from_paths([Path(sys.argv[2])])
 datas = [p.read_bytes() for p in sorted(Path(sys.argv[1]).glob("*.bout.json"))]
 assert all(verify_bytes(d, ring).status == "verified" for d in datas)
@@ -49,7 +49,7 @@ DATASET_MEASURE = r"""
 import json, sys, time
 from pathlib import Path
 from referee.export import verify_dataset
-from referee.signing import Keyring
+from referee.log.signing import Keyring
 ring = Keyring.from_paths([Path(sys.argv[2])])
 t0 = time.process_time()
 failures = verify_dataset(Path(sys.argv[1]), ring, {}, jobs=1)
@@ -68,7 +68,7 @@ def line(name: str, value: str, target: str = "") -> None:
 
 def corpus(tmp: Path, seeds: int) -> tuple[Path, Path, dict[str, str]]:
     """Normal 1.0 oracle logs made by `arena run` (six jobs, three attempts a seed) and the public key."""
-    from referee.signing import generate_keypair
+    from referee.log.signing import generate_keypair
 
     key_path, pub = generate_keypair(tmp / "keys")
     env = {**os.environ, "ARENA_HOME": str(tmp / "home"), "PYTHONPATH": str(ROOT),
@@ -155,7 +155,7 @@ def _own_and_children_cpu() -> float:
 def dataset(tmp: Path, n: int, against: str, rounds: int) -> None:
     from benchmarks.export import synthetic_store
     from referee.export import export_dataset, verify_dataset
-    from referee.signing import Keyring, generate_keypair, load_signing_key
+    from referee.log.signing import Keyring, generate_keypair, load_signing_key
 
     key_path, pub = generate_keypair(tmp / "dataset-keys")
     key, ring = load_signing_key(key_path, env={}), Keyring.from_paths([pub])

@@ -26,9 +26,9 @@ from pathlib import Path
 import psycopg
 from providers import KEY, _server_main
 
-from referee.seasons import new_season, season_status
-from referee.signing import generate_keypair
-from referee.store import Store
+from referee.log.signing import generate_keypair
+from referee.seasons.season import new_season, season_status
+from referee.store.results import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.signing import ArenaKey, Keyring, generate_keypair, load_signing_key
+from referee.log.signing import ArenaKey, Keyring, generate_keypair, load_signing_key
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +45,7 @@ def cross_verify(envelope: bytes, key: ArenaKey) -> None:
 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    from referee.signing import pae
+    from referee.log.signing import pae
 
     doc = json.loads(envelope)
     Ed25519PublicKey.from_public_bytes(key.public_bytes).verify(

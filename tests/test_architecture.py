@@ -1,14 +1,15 @@
 """Guards that keep the design true: import layers, determinism bans, public API.
 
 Imports point only down the layers: catalog <- sandboxes.kit <- one job <- traps <-
-referee <- referee.cli. No job imports another; the referee names no job; nothing in
-the referee outside referee/cli imports the CLI. Relative imports are resolved before
-the layers are checked, so `from ..refund import x` cannot slip past. Under sandboxes/
-and traps/ nothing reads the global RNG, an unseeded `random.Random()`, the wall clock,
-uuid4, os.urandom, secrets or the builtin hash() (which changes with PYTHONHASHSEED),
-however the name was imported or aliased. Every module with `__all__`, and every
-package `__init__`, lists exactly its public functions and classes, and nothing else
-it lacks.
+referee. No job imports another; the referee names no job. Inside the referee each room
+(a folder, or one of the two shared modules) has a layer, and a room imports only its own
+modules and rooms of lower layers, never a peer of its own layer (REFEREE_LAYERS, ADR 0047):
+the folder list is the architecture. Relative imports are resolved before the layers are
+checked, so `from ..refund import x` cannot slip past. Under sandboxes/ and traps/ nothing
+reads the global RNG, an unseeded `random.Random()`, the wall clock, uuid4, os.urandom,
+secrets or the builtin hash() (which changes with PYTHONHASHSEED), however the name was
+imported or aliased. Every module with `__all__`, and every package `__init__`, lists
+exactly its public functions and classes, and nothing else it lacks.
 
 Each checker reads source text, and the `test_*_catches_*` tests feed it small
 synthetic snippets to prove each rule can fail.
@@ -82,20 +83,51 @@ def _allowed(module: str) -> tuple[str, ...]:
         return ("catalog", "sandboxes.kit", f"sandboxes.{parts[1]}")
     if parts[0] == "traps":
         return ("catalog", "sandboxes", "traps")
-    return PACKAGES
+    room = parts[1] if len(parts) > 1 else ""
+    layer = _layer_of(room)
+    below = tuple(f"referee.{r}" for rooms in REFEREE_LAYERS[:layer] for r in rooms)
+    return ("catalog", "sandboxes", "traps", *below, f"referee.{room}")
+
+
+REFEREE_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors",),                    # the named errors, shared by every room
+    ("canonical",),                 # RFC 8785 JSON and its strict parser, shared likewise
+    ("agents", "log"),              # who plays; the signed log. Neither knows the other.
+    ("bout",),                      # one bout: play, judge, replay
+    ("store",),                     # rows, schema, home, boards
+    ("running",),                   # many bouts on one machine: pool, runner, resume
+    ("seasons",),                   # plans, the shared queue, workers
+    ("export", "site", "mcp"),      # what publishes or serves results; peers, never each other
+    ("console",),                   # what the operator's commands do
+    ("cli",),                       # parses arguments and calls the console
+)
+"""The referee's rooms, lowest first. A room imports its own modules and lower layers only."""
+
+
+def _layer_of(room: str) -> int:
+    """The layer of a room of the referee; the bare package ``referee`` sits at the bottom."""
+    if not room:
+        return 0
+    for i, rooms in enumerate(REFEREE_LAYERS):
+        if room in rooms:
+            return i
+    raise AssertionError(f"referee/{room} is in no layer: add it to REFEREE_LAYERS (and ADR 0047)")
+
+
+def test_every_room_of_the_referee_has_a_layer() -> None:
+    rooms = {p.stem if p.is_file() else p.name for p in (ROOT / "referee").iterdir()
+             if p.name != "__init__.py" and p.name != "__pycache__" and (p.suffix == ".py" or p.is_dir())}
+    assert rooms == {r for layer in REFEREE_LAYERS for r in layer}
 
 
 def _layer_breaks(source: str, module: str, is_package: bool = False) -> set[str]:
     """The imports of ``module`` that point up a layer, sideways into another job, or into the CLI."""
     imported = _imports(source, module, is_package)
     allowed = _allowed(module)
-    bad = {m for m in imported if not any(m == a or m.startswith(a + ".") for a in allowed)}
+    bad = {m for m in imported if m != "referee" and not any(m == a or m.startswith(a + ".") for a in allowed)}
     if module.split(".")[0] == "referee":
         # The referee reaches jobs only through the registry, never by name.
         bad |= {m for m in imported if any(m.startswith(f"sandboxes.{j}") for j in _jobs())}
-        # The CLI sits on top of the referee; only the CLI itself imports it.
-        if not (module == "referee.cli" or module.startswith("referee.cli.")):
-            bad |= {m for m in imported if m == "referee.cli" or m.startswith("referee.cli.")}
     return bad
 
 
@@ -113,13 +145,24 @@ def test_the_layer_check_catches_what_it_forbids() -> None:
     assert "sandboxes.refund" in _layer_breaks("from .. import refund\n", "sandboxes.kit.job")
     assert _layer_breaks("from . import world\nfrom .models import Ticket\n", "sandboxes.refund.tools") == set()
     assert _layer_breaks("from .loader import load_catalog\n", "catalog", is_package=True) == set()
-    # The referee -> cli direction.
-    assert _layer_breaks("from referee.cli import app\n", "referee.runner") == {"referee.cli", "referee.cli.app"}
-    assert _layer_breaks("from .cli import bouts\n", "referee.store") == {"referee.cli", "referee.cli.bouts"}
-    assert _layer_breaks("import referee.cli.bouts\n", "referee.bout") == {"referee.cli.bouts"}
-    assert _layer_breaks("from referee import cli\n", "referee.seasons") == {"referee.cli"}
+    # The referee's rooms: down the layers only, never a peer, never up.
+    assert _layer_breaks("from referee.cli import app\n", "referee.running.runner") == {
+        "referee.cli", "referee.cli.app"}
+    assert _layer_breaks("from ..cli import bouts\n", "referee.store.results") == {"referee.cli", "referee.cli.bouts"}
+    assert _layer_breaks("import referee.cli.bouts\n", "referee.bout.play") == {"referee.cli.bouts"}
+    assert _layer_breaks("from referee.running.pool import BoutPool\n", "referee.store.results") == {
+        "referee.running.pool", "referee.running.pool.BoutPool"}
+    assert _layer_breaks("from referee.agents import make_agent\n", "referee.log.chain") == {
+        "referee.agents", "referee.agents.make_agent"}  # a peer of its layer
+    assert _layer_breaks("from referee.export import rows\n", "referee.site.build") == {
+        "referee.export", "referee.export.rows"}  # a peer of its layer
+    assert _layer_breaks("from referee import console\n", "referee.seasons.worker") == {"referee.console"}
+    assert _layer_breaks("from referee.log.chain import LogWriter\n", "referee.bout.play") == set()
+    assert _layer_breaks("from ..store import results\n", "referee.running.pool") == set()
+    assert _layer_breaks("from .judge import judge\n", "referee.bout.replay") == set()
     assert _layer_breaks("from referee.cli import bouts\n", "referee.cli") == set()
     assert _layer_breaks("from referee.cli.options import x\n", "referee.cli.bouts") == set()
+    assert _layer_breaks("from referee.errors import ArenaError\n", "referee.agents.base") == set()
 
 
 def test_the_referee_names_no_job() -> None:

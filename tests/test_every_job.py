@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog import load_catalog
-from referee.bout import BoutSpec, run_bout
+from referee.bout.play import BoutSpec, run_bout
+from referee.bout.replay import reproduce
 from referee.canonical import digest
-from referee.replay import reproduce
-from referee.signing import ArenaKey, Keyring
-from referee.verify import verify_bytes
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
 from sandboxes import JOBS
 from tests.conftest import cross_verify
 from tests.sandboxes.helpers import fresh_job, recorded_digest

@@ -13,8 +13,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.signing import Keyring, open_envelope
-from referee.store import Store
+from referee.log.signing import Keyring, open_envelope
+from referee.store.results import Store
 from sandboxes import JOBS
 
 EXAMPLE = "python:examples.reader_agent:make_agent"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from catalog import load_catalog
-from referee.judge import judge
+from referee.bout.judge import judge
 from sandboxes import JOBS
 from tests.sandboxes.helpers import drive
 

@@ -114,7 +114,7 @@ class RateLimit:
 
 
 class SharedLimits(Protocol):
-    """Limits shared with runners in other processes and machines (`referee.worker`): a 429
+    """Limits shared with runners in other processes and machines (`referee.seasons.worker`): a 429
     one of them sees slows the provider for all."""
 
     async def wait(self, provider: str) -> None:

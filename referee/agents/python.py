@@ -5,7 +5,7 @@ object with ``turn(results) -> {"text": str, "calls": [{"name": str, "args": dic
 and optionally ``start(brief, tools)``, ``name`` and ``version``; any of these may be
 ``async``. An empty ``calls`` list stops the agent.
 
-The agent runs in a process of its own (`referee.agent_host`), started per bout without
+The agent runs in a process of its own (`referee.agents.host`), started per bout without
 the arena's key variables, so nothing it does reaches the world but the tool calls it
 returns, which the bout loop runs through the same validation, caps and log as a
 model's. A crash, a hang past ``timeout`` or an answer out of shape raises
@@ -26,8 +26,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from referee.agent_host import bounded
 from referee.agents.base import Exchange, Turn
+from referee.agents.host import bounded
 from referee.canonical import canonical_bytes
 from referee.errors import AgentFailed, ResumeError, UnknownAgent
 from sandboxes.kit.policy import Call, Observation
@@ -73,7 +73,7 @@ def _environment() -> dict[str, str]:
 
 
 def _command(module: str, factory: str) -> list[str]:
-    return [sys.executable, "-m", "referee.agent_host", module, factory]
+    return [sys.executable, "-m", "referee.agents.host", module, factory]
 
 
 def probe(spec: str, timeout: float = 60.0) -> dict[str, str]:

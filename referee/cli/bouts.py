@@ -48,7 +48,7 @@ def _one_seed(text: str) -> int:
     Raises:
         ValueError: not exactly one seed.
     """
-    from referee.runner import parse_seeds
+    from referee.running.runner import parse_seeds
 
     seeds = parse_seeds(text)
     if len(seeds) != 1:
@@ -70,7 +70,7 @@ def world(
     seed_alias: SeedAlias = None,
 ) -> None:
     """A seeded world: its digest, its counts, the traps it plants."""
-    from referee.worlds import WorldError, describe_world
+    from referee.bout.worlds import WorldError, describe_world
 
     try:
         seed = _one_seed(seed_alias) if seed_alias is not None else seed
@@ -116,9 +116,9 @@ def run(
     one line per bout, then a tally line."""
     from referee.agents.http import Retry
     from referee.errors import ArenaError
-    from referee.home import arena_home, db_url, ensure_folder, ensure_key
-    from referee.runner import model_options, parse_duration, parse_seeds, plan_bouts, run_bouts
-    from referee.store import Store
+    from referee.running.runner import model_options, parse_duration, parse_seeds, plan_bouts, run_bouts
+    from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
+    from referee.store.results import Store
     from sandboxes import UnknownJob
 
     agent = names(agent, agents_alias, default=None)
@@ -159,9 +159,9 @@ def resume(
     from referee.agents import AgentOptions
     from referee.agents.http import Retry
     from referee.errors import ArenaError, KeyMissing
-    from referee.home import arena_home, db_url, ensure_folder, ensure_key
-    from referee.runner import parse_duration, resume_bouts
-    from referee.store import Store
+    from referee.running.runner import parse_duration, resume_bouts
+    from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
+    from referee.store.results import Store
 
     try:
         limit = parse_duration(deadline) if deadline else None
@@ -198,7 +198,7 @@ def _audit(paths: list[Path], key: list[Path] | None, replay: bool, as_json: boo
     """One line per file and a tally; exit with the batch's worst status. An unexpected error
     exits 3, never 0 or 1, so a crash cannot pass for "verified" or "tampered"."""
     try:
-        from referee.audit import audit_paths, tally
+        from referee.console.audit import audit_paths, tally
 
         lines, code = audit_paths(paths, key, replay=replay, jobs=jobs)
     except Exception as err:
@@ -227,7 +227,7 @@ def bout_show(
 ) -> None:
     """A bout for a person: versions, brief, turns and calls, traps with evidence, claims, verdict,
     tokens and cost. A paused bout is shown as paused, with what it has played so far."""
-    from referee.audit import AuditError, bout_json, show_bout
+    from referee.console.audit import AuditError, bout_json, show_bout
 
     try:
         if as_json:
@@ -253,10 +253,10 @@ def bout_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Bouts in the store, oldest first, then paused ones (shown as paused, with what they have so far)."""
+    from referee.console.listing import BoutFilter, list_bouts
     from referee.errors import ArenaError
-    from referee.home import db_url
-    from referee.listing import BoutFilter, list_bouts
-    from referee.store import Store
+    from referee.store.home import db_url
+    from referee.store.results import Store
 
     if trap_state not in (None, "sprung", "avoided", "not_reached"):
         _fail(f"--trap-state must be sprung, avoided or not_reached, not {trap_state!r}")
@@ -301,8 +301,8 @@ def demo(
     from rich.console import Console
     from rich.progress import Progress
 
-    from referee.demo import plan_demo, run_demo
-    from referee.render import failure_table, leader_table
+    from referee.console.demo import plan_demo, run_demo
+    from referee.console.render import failure_table, leader_table
 
     specs = plan_demo(seed, attempts)
     shown = Console(stderr=True)  # the bar: on stderr, so piped or --json output stays clean
@@ -310,7 +310,7 @@ def demo(
         task = bar.add_task(f"{len(specs)} bouts", total=len(specs))
         result = run_demo(specs, db=db, on_done=lambda _r: bar.advance(task))
     if as_json:
-        from referee.boards import LeaderRow
+        from referee.store.boards import LeaderRow
 
         rows: list[LeaderRow] = list(result.leaders)
         _echo_json({"bouts": result.bouts, "verified": result.verified, "failures": list(result.failures),

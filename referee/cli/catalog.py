@@ -24,7 +24,7 @@ def catalog_list(
     as_json: JsonOpt = False,
 ) -> None:
     """List the traps."""
-    from referee import catalog_view
+    from referee.console import catalog_view
 
     try:
         traps = catalog_view.select(family, since)
@@ -40,7 +40,7 @@ def catalog_list(
 @catalog_app.command("show")
 def catalog_show(trap_id: str, as_json: JsonOpt = False) -> None:
     """Show one trap."""
-    from referee import catalog_view
+    from referee.console import catalog_view
 
     try:
         trap = catalog_view.one(trap_id)
@@ -73,14 +73,14 @@ def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where
              as_json: JsonOpt = False) -> None:
     """Make a signing key (private file mode 0600) and its public key; never overwrites."""
     from referee.errors import KeyFileError, UsageError
-    from referee.home import ensure_folder, keys_dir
-    from referee.signing import generate_keypair
+    from referee.log.signing import generate_keypair
+    from referee.store.home import ensure_folder, keys_dir
 
     try:
         private, public = generate_keypair(ensure_folder(directory or keys_dir(), "the key folder"))
     except (KeyFileError, UsageError) as err:
         _fail(err)
-    from referee.signing import Keyring
+    from referee.log.signing import Keyring
 
     key_id = next(iter(Keyring.from_paths([public])))
     if as_json:
@@ -94,8 +94,8 @@ def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="Th
                 as_json: JsonOpt = False) -> None:
     """Retire the active key (its public key stays for old logs) and make a new one."""
     from referee.errors import KeyFileError
-    from referee.home import keys_dir
-    from referee.keys import rotate
+    from referee.log.keys import rotate
+    from referee.store.home import keys_dir
 
     try:
         old, new = rotate(directory or keys_dir())
@@ -113,8 +113,8 @@ def keys_list(directory: Annotated[Path | None, typer.Option("--dir", help="The 
               as_json: JsonOpt = False) -> None:
     """The public keys in the key folder and when each was in use (from keyring.json)."""
     from referee.errors import KeyFileError
-    from referee.home import keys_dir
-    from referee.keys import describe_keys
+    from referee.log.keys import describe_keys
+    from referee.store.home import keys_dir
 
     try:
         keys = describe_keys(directory or keys_dir())

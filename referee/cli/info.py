@@ -29,7 +29,7 @@ def show_version(value: bool) -> None:
 
 def jobs(as_json: JsonOpt = False) -> None:
     """The jobs, and the task versions (name and slug) each runs under."""
-    from referee.catalog_view import jobs_info
+    from referee.console.catalog_view import jobs_info
 
     rows = jobs_info()
     if as_json:
@@ -43,7 +43,7 @@ def jobs(as_json: JsonOpt = False) -> None:
 
 def versions(as_json: JsonOpt = False) -> None:
     """The task versions (name, slug, date) and rules versions, the current one marked."""
-    from referee.catalog_view import versions_info
+    from referee.console.catalog_view import versions_info
 
     data = versions_info()
     if as_json:

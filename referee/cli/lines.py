@@ -22,7 +22,7 @@ Emit = Callable[[str], None]
 
 
 def _usd(micro: int | None) -> str | None:
-    from referee.audit import usd
+    from referee.console.audit import usd
 
     return None if micro is None else usd(micro)
 

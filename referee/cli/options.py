@@ -33,7 +33,7 @@ RetriesOpt = Annotated[int, typer.Option(min=0, max=20, help="Retries of a faile
                                                            "pauses (a refused connection pauses it for resume).")]
 BackoffOpt = Annotated[float, typer.Option(min=0.0, max=60.0, help="First retry's backoff in seconds; doubles "
                                                                    "each retry, with jitter, up to 30 s.")]
-MAX_ATTEMPTS = 100  # referee.seasons.MAX_ATTEMPTS, not imported: `--help` must not load the store
+MAX_ATTEMPTS = 100  # referee.seasons.season.MAX_ATTEMPTS, not imported: `--help` must not load the store
 """The one bound on attempts per variant, for `run`, `season new` and `demo` alike."""
 AttemptsOpt = Annotated[int, typer.Option(min=1, max=MAX_ATTEMPTS, help="Attempts per variant (job x seed).")]
 SeedsOpt = Annotated[str, typer.Option("--seeds", help="Seeds: 1,2,3 or ranges like 1-20.")]

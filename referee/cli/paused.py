@@ -19,9 +19,9 @@ def paused_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Every paused bout: why it paused, since when, how often, and what to do."""
-    from referee.home import db_url
-    from referee.paused import listing
-    from referee.store import Store
+    from referee.console.paused import listing
+    from referee.store.home import db_url
+    from referee.store.results import Store
 
     store = Store(db_url(db))
     try:
@@ -52,10 +52,10 @@ def paused_discard(
     as_json: JsonOpt = False,
 ) -> None:
     """Discard paused bouts on purpose: kept with the reason, never resumed, counted missing."""
+    from referee.console.paused import discard
     from referee.errors import UsageError
-    from referee.home import arena_home, db_url
-    from referee.paused import discard
-    from referee.store import Store
+    from referee.store.home import arena_home, db_url
+    from referee.store.results import Store
 
     store = Store(db_url(db))
     try:

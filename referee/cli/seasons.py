@@ -47,9 +47,9 @@ def season_new(
     variants_alias: Annotated[int | None, typer.Option("--variants", hidden=True)] = None,
 ) -> None:
     """Queue a season; its seeds are drawn now (from `secrets`) and stored."""
+    from referee.console.publishing import create_season, create_season_from
     from referee.errors import ArenaError
-    from referee.publishing import create_season, create_season_from
-    from referee.seasons import SeasonError
+    from referee.seasons.season import SeasonError
     from sandboxes import UnknownJob
 
     given = [flag for flag, value in (("--agent", agent or agents_alias), ("--job", job or jobs_alias),
@@ -62,7 +62,7 @@ def season_new(
     count = seed_count if seed_count is not None else variants_alias if variants_alias is not None else 5
     try:
         if from_file is not None:
-            from referee.runfile import load_run_file
+            from referee.seasons.runfile import load_run_file
 
             plan = load_run_file(from_file)
             count, attempts = plan.variants, plan.attempts
@@ -92,10 +92,10 @@ def season_run(
     as_json: JsonOpt = False,
 ) -> None:
     """Run what is queued; safe to stop, kill and run again (unfinished bouts resume)."""
+    from referee.console.publishing import play_season, spawn_workers, status
     from referee.errors import ArenaError
-    from referee.publishing import play_season, spawn_workers, status
-    from referee.runner import parse_duration
-    from referee.seasons import SeasonError
+    from referee.running.runner import parse_duration
+    from referee.seasons.season import SeasonError
 
     try:
         if workers:
@@ -130,8 +130,8 @@ def season_run(
 @season_app.command("status")
 def season_status_cmd(name: str, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Queued, running, paused and finished bouts of a season."""
-    from referee.publishing import status
-    from referee.seasons import SeasonError
+    from referee.console.publishing import status
+    from referee.seasons.season import SeasonError
 
     try:
         counts = status(db, name)
@@ -161,10 +161,10 @@ def export_cmd(
 
 
 def _export(db: str | None, out: Path, season: str | None, as_json: bool) -> None:
+    from referee.console.publishing import export
     from referee.errors import ArenaError
     from referee.export import ExportError
-    from referee.home import ensure_folder
-    from referee.publishing import export
+    from referee.store.home import ensure_folder
 
     try:
         result = export(db, ensure_folder(out, "--out"), season)
@@ -187,7 +187,7 @@ def board(
     """The leaderboard and the failure-mode board."""
     from rich.console import Console
 
-    from referee.publishing import board as boards
+    from referee.console.publishing import board as boards
 
     leaders, failures, data = boards(db, season)
     if as_json:
@@ -214,7 +214,7 @@ def dataset_verify(
             typer.echo(f"CANNOT VERIFY: no dataset folder {root}")
         raise typer.Exit(2)
     try:
-        from referee.publishing import verify_export
+        from referee.console.publishing import verify_export
 
         failures, keys_used = verify_export(root, key)
     except Exception as err:  # never let a crash look like a verdict
@@ -247,10 +247,10 @@ def worker(
 ) -> None:
     """Claim and run planned bouts from a shared store (PostgreSQL across machines), beside any
     number of other workers; stop or kill it at any time, another takes over its bouts."""
+    from referee.console.publishing import work
     from referee.errors import ArenaError
-    from referee.publishing import work
-    from referee.runner import parse_duration
-    from referee.seasons import SeasonError
+    from referee.running.runner import parse_duration
+    from referee.seasons.season import SeasonError
 
     try:
         from referee.cli.lines import bout_text

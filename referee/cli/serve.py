@@ -30,11 +30,11 @@ def serve_mcp(
     import asyncio
 
     from referee.errors import ArenaError
-    from referee.home import arena_home, db_url, ensure_folder, ensure_key
-    from referee.mcp_bouts import Arena
-    from referee.mcp_server import serve_http, serve_stdio
-    from referee.runner import parse_duration
-    from referee.store import Store
+    from referee.mcp.bouts import Arena
+    from referee.mcp.server import serve_http, serve_stdio
+    from referee.running.runner import parse_duration
+    from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
+    from referee.store.results import Store
 
     try:
         limit = parse_duration(idle)

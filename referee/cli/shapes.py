@@ -1,7 +1,7 @@
 """The documented shape of every `arena ... --json` output (ADR 0024).
 
 One pydantic model per output, strict and closed (``extra="forbid"``): a field added to an
-output without being added here fails `tests/referee/test_cli_json.py`, which runs every
+output without being added here fails `tests/referee/cli/test_cli_json.py`, which runs every
 command with ``--json`` and validates what it prints against `SHAPES`. Commands that
 stream (`run`, `resume`, `season run`) print one JSON object per line, each with a
 ``record`` field (``bout``, ``paused``, ``tally``, ``season``); the last line is the tally.

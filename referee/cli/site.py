@@ -22,8 +22,8 @@ JobsOpt = Annotated[int, typer.Option("--processes", "-j", min=0, max=256,
 def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, key: list[Path] | None,
            jobs: int = 0, quiet: bool = False, as_json: bool = False) -> None:
     from referee.errors import ArenaError
-    from referee.home import ensure_folder
     from referee.site import build_site, open_source
+    from referee.store.home import ensure_folder
 
     try:
         source = open_source(db, season, dataset, key)

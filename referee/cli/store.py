@@ -15,8 +15,8 @@ store_app = typer.Typer(help="The results store (SQLite file or PostgreSQL datab
 def store_upgrade(db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Migrate the store to this arena's schema (SQLite stores also upgrade when opened;
     a shared PostgreSQL store only here, once the workers running an older arena are stopped)."""
-    from referee.home import db_url
-    from referee.store import upgrade_store
+    from referee.store.home import db_url
+    from referee.store.results import upgrade_store
 
     url = db_url(db)
     before, after = upgrade_store(url)

@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 from sqlmodel import Session, select
 
 from catalog import load_catalog
-from referee.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes, leaderboard
 from referee.canonical import sha256_hex
 from referee.errors import ArenaError
 from referee.export import citation, manifest
@@ -36,13 +35,14 @@ from referee.export.rows import (
     leaderboard_csv,
     parquet_bytes,
 )
-from referee.keys import Period
-from referee.log import BoutLog, parse_log
-from referee.merkle import leaf_bytes, merkle_root
-from referee.seasons import Season, SeasonBout, pending_attempts
-from referee.signing import ArenaKey, Keyring
-from referee.store import Store
-from referee.verify import verify_bytes
+from referee.log.chain import BoutLog, parse_log
+from referee.log.keys import Period
+from referee.log.merkle import leaf_bytes, merkle_root
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
+from referee.seasons.season import Season, SeasonBout, pending_attempts
+from referee.store.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes, leaderboard
+from referee.store.results import Store
 
 __all__ = ["ExportError", "ExportResult", "export_dataset", "verify_dataset"]
 

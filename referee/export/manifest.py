@@ -17,11 +17,11 @@ from typing import Any
 
 from referee.canonical import canonical_bytes, canonical_loads, sha256_hex
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
-from referee.keys import Period
-from referee.merkle import leaf_bytes, merkle_root
-from referee.parallel import ordered_map
-from referee.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
-from referee.verify import read_start, verify_bytes
+from referee.log.keys import Period
+from referee.log.merkle import leaf_bytes, merkle_root
+from referee.log.parallel import ordered_map
+from referee.log.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
+from referee.log.verify import read_start, verify_bytes
 
 __all__ = [
     "MANIFEST",

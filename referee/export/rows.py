@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from referee.boards import CapsRow, FailureRow, LeaderRow
 from referee.canonical import canonical_bytes
 from referee.export.dictionary import BOUTS, TABLES, Column
+from referee.store.boards import CapsRow, FailureRow, LeaderRow
 
 __all__ = [
     "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes", "failure_modes_csv",

@@ -19,8 +19,8 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from catalog import Catalog, CatalogError
-from referee.events import AgentError, BodyEvent, CapReached, Header, ModelTurn, Pause, Result, Resume, ToolEvent
-from referee.scoring import FULL
+from referee.bout.scoring import FULL
+from referee.log.events import AgentError, BodyEvent, CapReached, Header, ModelTurn, Pause, Result, Resume, ToolEvent
 
 __all__ = ["PART_BYTES", "BoutPages", "fold", "render_bout"]
 

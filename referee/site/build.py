@@ -34,16 +34,16 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from catalog import load_catalog
 from referee.canonical import sha256_hex, strict_loads
 from referee.errors import LogCorrupt, SiteError
-from referee.events import HeaderEvent, ResultEvent
-from referee.keys import load_periods
-from referee.log import BoutLog, parse_log
-from referee.parallel import SERIAL_BELOW, cores
-from referee.signing import Keyring
+from referee.log.chain import BoutLog, parse_log
+from referee.log.events import HeaderEvent, ResultEvent
+from referee.log.keys import load_periods
+from referee.log.parallel import SERIAL_BELOW, cores
+from referee.log.signing import Keyring
+from referee.log.verify import verify_bytes
 from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
 from referee.site.source import SiteRow, Source
-from referee.verify import verify_bytes
 
 __all__ = ["MANIFEST", "BuildReport", "build_site", "environment"]
 
@@ -327,7 +327,7 @@ _WHAT = {"bouts.csv": "one row per bout", "bouts.jsonl": "the same rows as JSON 
 def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None] | None = None,
                jobs: int = 0) -> BuildReport:
     """Build (or rebuild) the site for ``source`` into ``out``; bout pages on ``jobs`` processes
-    (0: every core this process may use; see `referee.parallel.cores`)
+    (0: every core this process may use; see `referee.log.parallel.cores`)
     (verifying and rendering a bout is the build's cost; the pages are the same either way).
 
     Raises:

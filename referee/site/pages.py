@@ -1,6 +1,6 @@
 """Every page but the bouts': boards, failure modes, catalogue, rules, agents, runs.
 
-Each function yields (site path, HTML). The numbers come from `referee.boards`, which
+Each function yields (site path, HTML). The numbers come from `referee.store.boards`, which
 counts against the plan (ADR 0011) and ranks by the tie rules (ADR 0004); nothing here
 computes a rate of its own.
 """
@@ -17,7 +17,6 @@ from typing import Any
 from jinja2 import Environment
 
 from catalog import Catalog, CatalogError
-from referee.boards import LeaderRow, Pending, counted, failure_modes, leaderboard
 from referee.site.paths import (
     agent_slug,
     board_path,
@@ -30,6 +29,7 @@ from referee.site.paths import (
     rules_path,
 )
 from referee.site.source import SiteRow
+from referee.store.boards import LeaderRow, Pending, counted, failure_modes, leaderboard
 
 __all__ = [
     "LIST_PAGE", "ROWS_CHUNK", "Context", "agent_pages", "all_pages", "board_pages", "catalogue_pages", "failure_pages",

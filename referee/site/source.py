@@ -17,18 +17,18 @@ from typing import Any
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from referee.boards import DEFAULT_ATTEMPTS, Pending
 from referee.errors import SiteError
-from referee.keys import Period, load_periods
-from referee.signing import Keyring
+from referee.log.keys import Period, load_periods
+from referee.log.signing import Keyring
+from referee.store.boards import DEFAULT_ATTEMPTS, Pending
 
 __all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource", "open_source"]
 
 @dataclass(slots=True)
 class SiteRow:
-    """One bout as the site lists it (a `referee.boards.RowLike`); trap lists ``;``-joined.
+    """One bout as the site lists it (a `referee.store.boards.RowLike`); trap lists ``;``-joined.
 
-    The columns of `referee.store.BoutRow` the site uses, by the same names, without the
+    The columns of `referee.store.results.BoutRow` the site uses, by the same names, without the
     envelope: a season's 100,000 rows are loaded at once, and a table model per row would
     hold every signed log and validate every field. A published dataset's rows (which have
     no envelope column) read into the same type.
@@ -64,7 +64,7 @@ class SiteRow:
 
 
 _COLUMNS = tuple(SiteRow.__dataclass_fields__)
-"""The `referee.store.BoutRow` columns a `SiteRow` is read from, in its field order."""
+"""The `referee.store.results.BoutRow` columns a `SiteRow` is read from, in its field order."""
 
 
 @dataclass
@@ -112,7 +112,7 @@ class StoreSource(Source):
         self.store, self.season = store, season
 
     def rows(self) -> list[SiteRow]:
-        from referee.store import BoutRow
+        from referee.store.results import BoutRow
 
         query = sa_select(*[getattr(BoutRow, c) for c in _COLUMNS])
         if self.season is not None:
@@ -125,12 +125,12 @@ class StoreSource(Source):
         return got
 
     def pending(self) -> list[Pending]:
-        from referee.seasons import pending_attempts
+        from referee.seasons.season import pending_attempts
 
         return pending_attempts(self.store, self.season)
 
     def envelopes(self, bout_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        from referee.store import BoutRow
+        from referee.store.results import BoutRow
 
         ids = list(bout_ids)
         for start in range(0, len(ids), 200):
@@ -208,13 +208,13 @@ def open_source(db: str | None = None, season: str | None = None, dataset: Path 
         SiteError: a dataset together with a store or season, or a folder that is not a dataset.
         StoreError: the store cannot be opened.
     """
-    from referee.home import db_url, keys_dir
+    from referee.store.home import db_url, keys_dir
 
     key_paths = list(keys) if keys else [keys_dir()]
     if dataset is not None:
         if db is not None or season is not None:
             raise SiteError("build from a dataset folder or from the store, not both (--dataset with --db/--season)")
         return DatasetSource(dataset, key_paths)
-    from referee.store import Store
+    from referee.store.results import Store
 
     return StoreSource(Store(db_url(db)), key_paths, season)

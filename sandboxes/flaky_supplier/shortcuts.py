@@ -2,7 +2,7 @@
 
 Each orders today's list by one rule, never reading the catalogue, the substitutes or
 the stock, and reports what it asked for. None may pass more than a small share of
-any task version's variants (tests/referee/test_shortcuts.py; ADR 0016).
+any task version's variants (tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ top the current account up from the richest savings account (its terms unread) w
 that makes the bills fit. The ``oldest-first`` ones read what the oracle reads and
 follow the date order, but never top up, or top up from the richest account. They report honestly what they did, so a
 shortcut fails only for what it decided, never for a lie. None may pass more than a
-small share of any task version's variants (tests/referee/test_shortcuts.py; ADR 0016).
+small share of any task version's variants (tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each answers every open ticket by one rule, reading the ticket and its order but never
 the refund policy, the shipment or the product, and reports honestly what it did.
 None may pass more than a small share of any task version's variants
-(tests/referee/test_shortcuts.py; ADR 0016).
+(tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations

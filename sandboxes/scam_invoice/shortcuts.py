@@ -3,7 +3,7 @@
 Each takes the queue as listed and pays (or holds) every invoice due by the cut-off
 by one rule, never reading an e-mail, a purchase order, a delivery note, the history
 or a credit note, and reports honestly what it did. None may pass more than a small
-share of any task version's variants (tests/referee/test_shortcuts.py; ADR 0016).
+share of any task version's variants (tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations

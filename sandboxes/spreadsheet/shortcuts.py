@@ -3,7 +3,7 @@
 Each reads the rows (never the notes, the linked records or the legal holds) and
 merges by one rule, keeping the first row of each group, then reports what it did.
 None may pass more than a small share of any task version's variants
-(tests/referee/test_shortcuts.py; ADR 0016).
+(tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations

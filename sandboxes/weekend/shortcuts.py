@@ -5,7 +5,7 @@ Each books by price alone: the cheapest fare on each leg that the booking tool t
 listed nightly rate is lowest (never converting its currency or adding its taxes and
 fees), in the cheapest room type that sleeps the party; then it reports what it
 booked. None may pass more than a small share of any task version's variants
-(tests/referee/test_shortcuts.py; ADR 0016).
+(tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from catalog import CatalogError, load_catalog, loader
-from referee.calibration import usage_of
-from referee.runner import parse_seeds
+from referee.bout.calibration import usage_of
+from referee.running.runner import parse_seeds
 
 
 def _doc(name: str) -> Any:

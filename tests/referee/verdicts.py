@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.judge import Verdict
+from referee.bout.judge import Verdict
 
 
 def judged(verdict: Verdict) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.bout import BoutSpec, run_bout
-from referee.signing import ArenaKey, Keyring
-from referee.verify import verify_bytes
+from referee.bout.play import BoutSpec, run_bout
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
 from sandboxes import JOBS
 from tests.sandboxes import seventh
 

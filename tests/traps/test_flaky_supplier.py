@@ -8,8 +8,8 @@ from collections.abc import Iterable
 import pytest
 
 from catalog import load_catalog
-from referee.bout import BoutSpec, run_bout
-from referee.signing import ArenaKey
+from referee.bout.play import BoutSpec, run_bout
+from referee.log.signing import ArenaKey
 from sandboxes.flaky_supplier import JOB
 from sandboxes.flaky_supplier.goals import goals
 from sandboxes.kit.policy import Call, Observation, Policy

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 import pytest
 
 from catalog import load_catalog
-from referee.bout import BoutSpec, run_bout
-from referee.signing import ArenaKey
+from referee.bout.play import BoutSpec, run_bout
+from referee.log.signing import ArenaKey
 from sandboxes.impossible import JOB
 from sandboxes.impossible.goals import goals
 from sandboxes.impossible.models import Truth

@@ -7,8 +7,8 @@ import pytest
 
 import traps
 from catalog import load_catalog
-from referee.bout import BoutSpec, run_bout
-from referee.signing import ArenaKey
+from referee.bout.play import BoutSpec, run_bout
+from referee.log.signing import ArenaKey
 from sandboxes.kit.world import World
 from sandboxes.weekend.models import Trip, Truth
 from tests.sandboxes.weekend.helpers import PLANTED, call, drive, fresh, ok

@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.cli import main
-from referee.log import parse_log
-from referee.store import Store
+from referee.log.chain import parse_log
+from referee.store.results import Store
 from tests.referee.agents.fakes import Canned, canned, spliced_reply
 
 Call = tuple[bytes, bytes]

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.signing import Keyring
-from referee.store import Store
-from referee.verify import verify_bytes
+from referee.log.signing import Keyring
+from referee.log.verify import verify_bytes
+from referee.store.results import Store
 from tests.referee.agents.conftest import KEY
 from tests.referee.agents.fakes import FakeProvider
 
@@ -42,7 +42,7 @@ def test_kill_9_mid_run_then_resume(arena_home: Path, monkeypatch: pytest.Monkey
         while len(printed) < 2 and runner.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         # A bout whose file exists but whose header is not whole yet has logged nothing: resume drops
-        # it (`referee.resume._claim`). Only bouts with a whole header line are owed a finish.
+        # it (`referee.running.resume._claim`). Only bouts with a whole header line are owed a finish.
         on_disk = {p.name.removesuffix(".log.jsonl"): data for p in work.glob("*.log.jsonl")
                    if b"\n" in (data := p.read_bytes())}
         runner.send_signal(signal.SIGKILL)

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.store import Store
+from referee.store.results import Store
 from tests.referee.agents.conftest import KEY
 from tests.referee.agents.fakes import FakeProvider
 
@@ -137,8 +137,8 @@ def test_a_provider_refusing_every_connection_trips_a_breaker_for_the_run(arena_
 def test_paused_list_counts_every_pause_a_run_waited_out_before_parking(key: object, tmp_path: Path) -> None:
     """A bout rate-limited on every try is resumed by its run up to max_pauses times, then parked:
     the store says how often it paused, not just that it did."""
-    from referee.bout import BoutSpec
-    from referee.runner import run_bouts
+    from referee.bout.play import BoutSpec
+    from referee.running.runner import run_bouts
     from tests.referee.agents.conftest import options
 
     store = Store.sqlite(tmp_path / "arena.db")

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import referee.agents.model as model_module
-from referee.bout import BoutRecord, BoutSpec, run_bout, run_bout_async
-from referee.signing import ArenaKey, Keyring
-from referee.verify import verify_bytes
+from referee.bout.play import BoutRecord, BoutSpec, run_bout, run_bout_async
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
 from sandboxes import JOBS, get_job
 from tests.referee.agents.conftest import options
 from tests.referee.agents.fakes import FakeProvider
@@ -84,7 +84,7 @@ def test_a_folder_that_cannot_be_synced_fails_the_bout_and_still_gives_back_its_
     provider session are closed all the same."""
     import socket
 
-    from referee import groupsync
+    from referee.log import groupsync
 
     async def failing(path: Path) -> None:
         raise OSError(5, "Input/output error")

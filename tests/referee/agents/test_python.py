@@ -17,17 +17,17 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.agents import AgentOptions, validate_agent
-from referee.bout import run_bout_async
+from referee.bout.outcomes import BoutRecord, BoutSpec, Paused
+from referee.bout.play import run_bout_async
+from referee.bout.replay import reproduce
 from referee.cli import app
 from referee.errors import UnknownAgent
-from referee.log import parse_log
-from referee.outcomes import BoutRecord, BoutSpec, Paused
-from referee.replay import reproduce
-from referee.resume import Unfinished, resume_bout_async
-from referee.runner import model_options, run_bouts
-from referee.seasons import new_season, run_season
-from referee.signing import ArenaKey, Keyring, open_envelope
-from referee.store import Store
+from referee.log.chain import parse_log
+from referee.log.signing import ArenaKey, Keyring, open_envelope
+from referee.running.resume import Unfinished, resume_bout_async
+from referee.running.runner import model_options, run_bouts
+from referee.seasons.season import new_season, run_season
+from referee.store.results import Store
 from sandboxes import JOBS
 
 BYO = "python:tests.referee.agents.byo:"

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from referee.bout import BoutSpec, Paused
+from referee.bout.play import BoutSpec, Paused
+from referee.bout.replay import reproduce
 from referee.cli import app
-from referee.log import parse_log
-from referee.replay import reproduce
-from referee.runner import resume_bouts, run_bouts
-from referee.signing import ArenaKey, Keyring
-from referee.store import Store
-from referee.verify import verify_bytes
+from referee.log.chain import parse_log
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
+from referee.running.runner import resume_bouts, run_bouts
+from referee.store.results import Store
 from tests.referee.agents.conftest import KEY, options
 from tests.referee.agents.fakes import FakeProvider
 from tests.referee.verdicts import judged

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from referee.seasons import new_season, run_season, season_status
-from referee.signing import ArenaKey
-from referee.store import Store
+from referee.log.signing import ArenaKey
+from referee.seasons.season import new_season, run_season, season_status
+from referee.store.results import Store
 from tests.referee.agents.conftest import KEY, options
 from tests.referee.agents.fakes import FakeProvider
 

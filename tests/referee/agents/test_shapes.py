@@ -18,9 +18,9 @@ import pytest
 
 from referee.agents.base import CUT_OFF
 from referee.agents.prices import Price
-from referee.bout import BoutRecord, BoutSpec, Paused, run_bout_async
-from referee.signing import ArenaKey, Keyring
-from referee.verify import verify_bytes
+from referee.bout.play import BoutRecord, BoutSpec, Paused, run_bout_async
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
 from tests.referee.agents.conftest import KEY, options
 from tests.referee.agents.fakes import DROP, Canned, canned
 

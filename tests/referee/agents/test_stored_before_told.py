@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import referee.pool
-from referee.bout import BoutRecord, BoutSpec
-from referee.runner import run_bouts
-from referee.signing import ArenaKey
-from referee.store import Store
+import referee.running.pool
+from referee.bout.play import BoutRecord, BoutSpec
+from referee.log.signing import ArenaKey
+from referee.running.runner import run_bouts
+from referee.store.results import Store
 from tests.referee.agents.conftest import KEY, options
 from tests.referee.agents.fakes import FakeProvider
 
@@ -40,7 +40,7 @@ def test_a_scripted_bout_writes_no_working_log_and_is_told_once_stored(key: Aren
 def test_a_scripted_bout_beside_slow_model_bouts_is_told_within_a_moment(
     key: ArenaKey, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(referee.pool, "TELL_WITHIN", 0.05)
+    monkeypatch.setattr(referee.running.pool, "TELL_WITHIN", 0.05)
     store = Store.sqlite(tmp_path / "arena.db")
     told: dict[str, float] = {}
     specs = [BoutSpec("openai:toy/oracle", "toy", "normal-1.0", 1, 1, "0.4"),

@@ -20,13 +20,13 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session
 
-from referee.home import ensure_key
-from referee.leases import BoutEvent, events_of
-from referee.replay import reproduce
-from referee.seasons import new_season, run_season, season_status
-from referee.signing import Keyring
-from referee.store import BoutRow, Store
-from referee.verify import verify_bytes
+from referee.bout.replay import reproduce
+from referee.log.signing import Keyring
+from referee.log.verify import verify_bytes
+from referee.seasons.queue import BoutEvent, events_of
+from referee.seasons.season import new_season, run_season, season_status
+from referee.store.home import ensure_key
+from referee.store.results import BoutRow, Store
 from tests.referee.agents.conftest import KEY, options
 from tests.referee.agents.fakes import FakeProvider
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.demo import AGENTS, run_demo
-from referee.home import keys_dir
-from referee.runner import plan_bouts
+from referee.console.demo import AGENTS, run_demo
+from referee.running.runner import plan_bouts
 from referee.site import BuildReport, StoreSource, build_site
-from referee.store import Store
+from referee.store.home import keys_dir
+from referee.store.results import Store
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from catalog import load_catalog
-from referee.store import Store
+from referee.store.results import Store
 from tests.referee.site.conftest import DemoSite
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"

@@ -17,16 +17,16 @@ from urllib.parse import unquote, urlsplit
 import httpx
 import pytest
 
-from referee.bout import BoutSpec
+from referee.bout.play import BoutSpec
 from referee.errors import SiteError
 from referee.export import export_dataset
-from referee.home import keys_dir, own_keyring
-from referee.keys import load_periods
-from referee.runner import run_bouts
-from referee.signing import load_signing_key
+from referee.log.keys import load_periods
+from referee.log.signing import load_signing_key
+from referee.running.runner import run_bouts
 from referee.site import DatasetSource, StoreSource, build_site, serve_site
 from referee.site.build import MANIFEST
-from referee.store import Store
+from referee.store.home import keys_dir, own_keyring
+from referee.store.results import Store
 from tests.referee.site.conftest import DemoSite, build
 
 PAGE_LIMIT = 300_000

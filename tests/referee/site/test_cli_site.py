@@ -12,7 +12,7 @@ from catalog import load_catalog
 from referee.cli import app
 from referee.site import StoreSource, build_site
 from referee.site.source import SiteRow
-from referee.store import Store
+from referee.store.results import Store
 from tests.referee.site.conftest import DemoSite
 
 runner = CliRunner()
@@ -58,7 +58,7 @@ class _Some(StoreSource):
 
 
 def test_a_failure_board_shows_traps_an_agent_never_met_as_not_planted(demo_site: DemoSite, tmp_path: Path) -> None:
-    from referee.home import keys_dir
+    from referee.store.home import keys_dir
 
     source = _Some(Store(demo_site.db), [keys_dir(demo_site.home)])
     try:

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from catalog import load_catalog
-from referee.bout import BoutSpec, run_bout
+from referee.bout.play import BoutSpec, run_bout
 from referee.canonical import canonical_bytes
-from referee.signing import ArenaKey, Keyring
-from referee.verify import verify_bytes
+from referee.log.signing import ArenaKey, Keyring
+from referee.log.verify import verify_bytes
 from sandboxes import JOBS
 from sandboxes.kit import copies
 from sandboxes.kit.db import FrozenRows, WorldDB

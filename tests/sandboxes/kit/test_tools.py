@@ -252,7 +252,7 @@ _results = st.recursive(
 def test_a_result_is_called_plain_exactly_when_the_referee_would_log_it_as_it_is(value: object) -> None:
     """`ToolOutcome.plain` lets the bout loop skip its own walk, so it must agree with that walk
     (lone surrogates, integers past 2^53, non-ASCII keys all make a result not plain)."""
-    from referee.bout import _logged_as_is
+    from referee.bout.play import _logged_as_is
     from sandboxes.kit.tools import _JsonCopy
 
     copy = _JsonCopy()
@@ -263,7 +263,7 @@ def test_a_result_is_called_plain_exactly_when_the_referee_would_log_it_as_it_is
 
 def test_a_result_nested_to_the_logs_depth_is_not_plain() -> None:
     from referee.agents.base import MAX_DEPTH
-    from referee.bout import _logged_as_is
+    from referee.bout.play import _logged_as_is
     from sandboxes.kit.tools import PLAIN_DEPTH, _JsonCopy
 
     assert PLAIN_DEPTH == MAX_DEPTH

@@ -132,8 +132,8 @@ def test_a_seed_whose_drawn_hotels_cannot_house_the_party_draws_more() -> None:
     """Normal 1.0 seed 12527 drew four hotels with too few rooms left for its party of five: the
     build failed on an assertion, and so did every bout of that seed. Now more hotels are drawn
     until one can; the oracle passes and each planted trap's springer springs it."""
-    from referee.bout import BoutSpec, run_bout
-    from referee.signing import ArenaKey
+    from referee.bout.play import BoutSpec, run_bout
+    from referee.log.signing import ArenaKey
 
     key = ArenaKey(bytes(32))
     oracle = run_bout(BoutSpec("scripted:oracle", "weekend", "normal-1.0", 12527, 1, "0.4"), key)

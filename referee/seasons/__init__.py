@@ -1,0 +1,4 @@
+"""Seasons: a plan of bouts with seeds drawn when it is queued (``season``), the shared queue
+that leases planned bouts to workers (``queue``), the worker process (``worker``) and a season's
+run file (``runfile``). Above running; below export, the site, MCP and the console.
+"""

@@ -1,0 +1,265 @@
+"""The results store: one row per bout, with its signed log, in any SQLAlchemy database.
+
+SQLite (one file, no server) is the default; a PostgreSQL URL works the same. The
+signed envelope is kept in the row so the dataset and `arena verify` never depend on
+loose files surviving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint, insert
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.orm import registry
+from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delete, select
+
+from referee.bout.outcomes import BoutRecord, Paused
+from referee.errors import StoreError
+from referee.store.schema import prepare, upgrade
+
+__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record", "upgrade_store"]
+
+
+class StoreBase(SQLModel, registry=registry()):
+    pass
+
+
+class BoutRow(StoreBase, table=True):
+    """One bout, as the dataset shows it. Trap lists are ``;``-joined sorted FA- IDs."""
+
+    __tablename__ = "bout"
+    __table_args__ = (UniqueConstraint("log_sha256"),)
+
+    bout_id: str = Field(primary_key=True)
+    season: str = Field(default="", index=True)
+    agent: str = Field(index=True)
+    job: str
+    variant: str
+    task_version: str
+    rules_version: str
+    seed: int = Field(sa_type=BigInteger)  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
+    attempt: int
+    passed: bool
+    score_bp: int
+    traps_planted: str
+    traps_sprung: str
+    traps_avoided: str
+    turns: int
+    tool_calls: int
+    tokens: int
+    started_at: str
+    finished_at: str
+    log_sha256: str
+    key_id: str
+    envelope: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    cost_micro_usd: int | None = None
+    planned_attempts: int | None = None
+    """The attempts its run or season planned per variant (ADR 0011); None: stored before plans were."""
+    agent_name: str | None = None
+    """What a user's own agent (python: or MCP) calls itself; None for the arena's agents."""
+    agent_version: str | None = None
+
+
+def row_from_record(record: BoutRecord) -> BoutRow:
+    return BoutRow(**_bout_values(record))
+
+
+def _bout_values(record: BoutRecord) -> dict[str, Any]:
+    """A finished bout's `BoutRow` columns."""
+    v = record.verdict
+    return {
+        "bout_id": record.bout_id, "season": record.spec.season, "agent": record.spec.agent,
+        "job": record.spec.job, "variant": record.variant, "task_version": record.task_version_name,
+        "rules_version": record.spec.rules_version, "seed": record.spec.seed, "attempt": record.spec.attempt,
+        "passed": v.passed, "score_bp": v.score_bp, "traps_planted": ";".join(v.traps_planted),
+        "traps_sprung": ";".join(v.traps_sprung),
+        "traps_avoided": ";".join(t for t, s in v.traps.items() if s == "avoided"),
+        "turns": record.turns, "tool_calls": record.tool_calls, "tokens": record.tokens,
+        "started_at": record.started_at, "finished_at": record.finished_at,
+        "log_sha256": record.log_sha256, "key_id": record.key_id, "envelope": record.envelope,
+        "cost_micro_usd": record.cost_micro_usd, "planned_attempts": record.spec.planned_attempts,
+        "agent_name": record.agent_name, "agent_version": record.agent_version,
+    }
+
+
+class PausedRow(StoreBase, table=True):
+    """A paused bout and its log so far, so any runner sharing the store can resume it.
+    The row goes in the same transaction that stores the bout once it finishes."""
+
+    __tablename__ = "paused_bout"
+
+    bout_id: str = Field(primary_key=True)
+    season: str = Field(default="", index=True)
+    agent: str
+    job: str
+    task_version: str
+    seed: int = Field(sa_type=BigInteger)  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
+    attempt: int
+    rules_version: str
+    reason: str
+    detail: str
+    turns: int
+    tool_calls: int
+    log: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    planned_attempts: int | None = None
+    paused_at: str | None = None
+    """When it last paused (UTC); None for rows paused before this was recorded."""
+    pauses: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """How often it has paused (each a try that did not finish)."""
+    discarded_at: str | None = None
+    """When the user discarded it (`arena paused discard`): kept, never resumed, counted missing."""
+    discard_reason: str | None = None
+
+
+def row_from_paused(p: Paused) -> PausedRow:
+    s = p.spec
+    return PausedRow(
+        bout_id=p.bout_id, season=s.season, agent=s.agent, job=s.job, task_version=s.task_version, seed=s.seed,
+        attempt=s.attempt, rules_version=s.rules_version, reason=p.reason, detail=p.detail, turns=p.turns,
+        tool_calls=p.tool_calls, log=p.log, planned_attempts=s.planned_attempts,
+    )
+
+
+def _parse(url: str) -> URL:
+    """The URL, checked before any driver is loaded; ``postgresql://`` means psycopg 3."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(f"not a database URL: {url[:120]!r} (use sqlite:///PATH or postgresql://HOST/DB)") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        folder = Path(parsed.database).parent
+        if not folder.is_dir():
+            raise StoreError(f"cannot open the SQLite store {parsed.database}: the folder {folder} does not exist")
+    return parsed
+
+
+def _missing_driver(parsed: URL, err: ModuleNotFoundError) -> str:
+    if parsed.get_backend_name() == "postgresql":
+        return "a PostgreSQL store needs its driver: pip install 'forge-arena[postgres]'"
+    return f"the driver for {parsed.get_backend_name()} is not installed (no module {err.name!r})"
+
+
+def _engine(url: str) -> Engine:
+    parsed = _parse(url)
+    try:
+        return create_engine(parsed)
+    except ModuleNotFoundError as err:
+        raise StoreError(_missing_driver(parsed, err)) from None
+    except (ArgumentError, NoSuchModuleError) as err:
+        raise StoreError(f"cannot use the database URL {parsed.render_as_string(hide_password=True)}: {err}") from None
+
+
+def upgrade_store(url: str) -> tuple[str | None, str]:
+    """Bring the store at ``url`` to this arena's schema, whatever its database; returns the
+    revision before (None: empty, "legacy": from before migrations) and after.
+
+    Raises:
+        StoreError: as `Store`.
+    """
+    engine = _engine(url)
+    try:
+        return upgrade(engine)
+    finally:
+        engine.dispose()
+
+
+class Store:
+    """Bout rows in the database at ``url``."""
+
+    def __init__(self, url: str) -> None:
+        """Open the store at ``url``: create it if empty, migrate it if it is an older SQLite file.
+
+        Raises:
+            StoreError: the URL does not parse, its driver is missing, its SQLite folder does
+                not exist, the database cannot be reached, or its schema is newer than this
+                arena or older and shared (`referee.store.schema`); the message never shows a password.
+        """
+        self.url = url
+        self.engine: Engine = _engine(url)
+        try:
+            prepare(self.engine)
+        except StoreError:
+            self.engine.dispose()
+            raise
+
+    @classmethod
+    def sqlite(cls, path: Path) -> Store:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{path}")
+
+    def add(self, records: Iterable[BoutRecord]) -> int:
+        """Store finished bouts in one transaction (no longer paused, if they were); returns how many."""
+        rows = [_bout_values(r) for r in records]
+        if not rows:
+            return 0
+        with Session(self.engine) as session:  # one INSERT of many rows: the ORM's unit of work cost more than the rows
+            session.execute(insert(BoutRow), rows)
+            session.exec(delete(PausedRow).where(col(PausedRow.bout_id).in_([r["bout_id"] for r in rows])))
+            session.commit()
+        return len(rows)
+
+    def pause(self, paused: Iterable[Paused], now: str | None = None, counts: dict[str, int] | None = None) -> None:
+        """Record paused bouts with their logs so far (a later pause replaces an earlier one,
+        counting it: ``pauses`` goes up by ``counts[bout_id]``, the times it paused in the run
+        that parks it, else 1; ``paused_at`` is the latest)."""
+        from referee.log.chain import utc_now
+
+        when = now or utc_now()
+        with Session(self.engine) as session:
+            for p in paused:
+                before = session.get(PausedRow, p.bout_id)
+                row = row_from_paused(p)
+                row.paused_at = when
+                row.pauses = (before.pauses if before is not None else 0) + (counts or {}).get(p.bout_id, 1)
+                if before is not None:
+                    row.discarded_at, row.discard_reason = before.discarded_at, before.discard_reason
+                session.merge(row)
+            session.commit()
+
+    def paused(self) -> Sequence[PausedRow]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(PausedRow).order_by(PausedRow.bout_id)))
+
+    def discard(self, bout_ids: Iterable[str], reason: str, now: str | None = None) -> list[str]:
+        """Mark paused bouts discarded by the user, with ``reason``; returns those marked. The
+        row and its log stay: a discarded bout is counted missing, never silently dropped."""
+        from referee.log.chain import utc_now
+
+        when, marked = now or utc_now(), []
+        with Session(self.engine) as session:
+            for bout_id in bout_ids:
+                row = session.get(PausedRow, bout_id)
+                if row is not None and row.discarded_at is None:
+                    row.discarded_at, row.discard_reason = when, reason
+                    session.add(row)
+                    marked.append(bout_id)
+            session.commit()
+        return marked
+
+    def forget_paused(self, bout_ids: Iterable[str]) -> None:
+        """Drop paused rows of bouts already stored (a runner stopped between the two)."""
+        with Session(self.engine) as session:
+            session.exec(delete(PausedRow).where(col(PausedRow.bout_id).in_(list(bout_ids))))
+            session.commit()
+
+    def rows(self, season: str | None = None) -> Sequence[BoutRow]:
+        """Bouts in a stable order (season, finish time, id)."""
+        query = select(BoutRow)
+        if season is not None:
+            query = query.where(BoutRow.season == season)
+        query = query.order_by(BoutRow.season, BoutRow.finished_at, BoutRow.bout_id)
+        with Session(self.engine) as session:
+            return list(session.exec(query))
+
+    def get(self, bout_id: str) -> BoutRow | None:
+        with Session(self.engine) as session:
+            return session.get(BoutRow, bout_id)
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,117 @@
+"""MCP sessions without a transport: caps, the idle limit and a resume from the store alone.
+
+(The SDK's client over real stdio and HTTP servers is tests/referee/mcp/test_mcp_server.py.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.bout.replay import reproduce
+from referee.log.chain import parse_log
+from referee.log.signing import ArenaKey, Keyring, open_envelope
+from referee.mcp.bouts import Arena, Session, agent_spec
+from referee.store.results import Store
+from sandboxes import JOBS
+from tests.referee import toy
+
+
+@pytest.fixture(autouse=True)
+def _toy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(JOBS, "toy", toy.JOB)
+
+
+def _arena(key: ArenaKey, tmp: Path, idle: float = 60.0) -> Arena:
+    return Arena(key, Store.sqlite(tmp / "arena.db"), tmp / "mcp-work", idle=idle)
+
+
+def _checked(arena: Arena, bout_id: str, ring: Keyring) -> list[dict[str, Any]]:
+    row = arena.store.get(bout_id)
+    assert row is not None
+    payload = open_envelope(row.envelope, ring).payload
+    assert reproduce(parse_log(payload)).status == "reproduced"
+    return json.loads(payload)["events"]  # type: ignore[no-any-return]
+
+
+def test_the_caps_end_a_bout_played_over_mcp(key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
+    arena = _arena(key, tmp_path)
+
+    async def main() -> tuple[str, list[dict[str, Any]]]:
+        session = Session(arena, "capped", "1")
+        started = await session.call("arena_start_bout", {"job": "toy", "seed": 1})
+        assert not started.error, started.payload
+        replies = [await session.call("read_counter", {}) for _ in range(70)]
+        return started.payload["bout_id"], [r.payload for r in replies]
+
+    bout_id, replies = asyncio.run(main())
+    ended = [i for i, r in enumerate(replies) if "bout" in r]
+    assert ended == [59]  # the 60th call is the last turn the cap allows; the bout ends with it
+    assert replies[59]["ok"] and replies[59]["bout"]["stopped"] == "cap"
+    assert all("no bout is running" in r["error"] for r in replies[60:])
+    events = _checked(arena, bout_id, ring)
+    assert events[-2]["type"] == "cap.reached" and events[-1]["data"]["tool_calls"] == 60
+    arena.store.close()
+
+
+def test_a_silent_client_leaves_a_paused_bout_that_resumes_from_the_store(
+    key: ArenaKey, ring: Keyring, tmp_path: Path,
+) -> None:
+    arena = _arena(key, tmp_path, idle=0.2)
+
+    async def leave() -> str:
+        session = Session(arena, "slow", "1")
+        started = await session.call("arena_start_bout", {"job": "toy", "seed": 2})
+        assert (await session.call("bump", {"amount": 2})).payload["ok"]
+        await asyncio.sleep(0.6)  # past the idle limit: the bout pauses
+        late = await session.call("bump", {"amount": 1})
+        assert late.error and "paused" in late.payload["error"]
+        status = await session.call("arena_bout_status", {})
+        assert status.payload["paused"]["reason"] == "disconnected"
+        return str(started.payload["bout_id"])
+
+    bout_id = asyncio.run(leave())
+    for path in (tmp_path / "mcp-work").iterdir():  # only the store's copy is left
+        path.unlink()
+    arena.idle = 60.0
+
+    async def back() -> dict[str, Any]:
+        session = Session(arena, "other", "2")
+        assert (await session.call("arena_verdict", {"bout_id": bout_id})).error  # not this session's
+        resumed = await session.call("arena_resume_bout", {"bout_id": bout_id})
+        assert not resumed.error and [c["name"] for c in resumed.payload["calls_so_far"]] == ["bump"]
+        again = await session.call("arena_resume_bout", {"bout_id": bout_id})
+        assert again.error and "still running" in again.payload["error"]
+        report = await session.call("submit_report", {"status": "done", "items": []})
+        return report.payload
+
+    report = asyncio.run(back())
+    assert report["bout"]["state"] == "finished"
+    events = _checked(arena, bout_id, ring)
+    kinds = [e["type"] for e in events]
+    assert kinds.count("pause") == 1 and kinds.count("resume") == 1
+    assert events[0]["data"]["agent"] == "mcp:slow" and events[0]["data"]["agent_info"] == {
+        "name": "slow", "version": "1"}
+    arena.store.close()
+
+
+def test_no_other_session_resumes_what_is_not_an_mcp_bout(key: ArenaKey, tmp_path: Path) -> None:
+    arena = _arena(key, tmp_path)
+
+    async def main() -> str:
+        reply = await Session(arena, "c", "1").call("arena_resume_bout", {"bout_id": "b-0123456789abcdef"})
+        assert reply.error
+        return str(reply.payload["error"])
+
+    assert "no paused bout" in asyncio.run(main())
+    arena.store.close()
+
+
+def test_an_agent_name_is_the_client_and_what_it_says_in_a_safe_alphabet() -> None:
+    assert agent_spec("claude-code", "opus 4.1 (thinking)") == "mcp:claude-code:opus-4.1-thinking"
+    assert agent_spec("", None) == "mcp:client"
+    assert len(agent_spec("x" * 500, "y" * 500)) == len("mcp:") + 80 + 1 + 80
