@@ -58,11 +58,11 @@ def _stdio(home: Path, name: str = "stdio-test", out: Path | None = None) -> Cli
 
 
 @contextmanager
-def _http_server(home: Path, tmp: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _http_server(home: Path, tmp: Path, *extra: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A real ``arena serve mcp --http`` on a free loopback port; yields its URL and process."""
     err = tmp / "server.err"
     with err.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "mcp", "--http", "--port", "0"],
+        proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "mcp", "--http", "--port", "0", *extra],
                                 env=_env(home), cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=sink)
     try:
         deadline = time.monotonic() + 30

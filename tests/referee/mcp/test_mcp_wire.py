@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests.referee.mcp.test_mcp_server import _http_server
+
 ROOT = Path(__file__).resolve().parents[3]
 HANDSHAKE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "wire-test", "version": "1"}}}
@@ -114,19 +116,8 @@ def test_stdio_answers_every_line_it_cannot_read(stdio: Stdio, line: bytes, code
 
 @contextmanager
 def _http(home: Path, tmp: Path, *extra: str) -> Iterator[str]:
-    err = tmp / "server.err"
-    with err.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "mcp", "--http", "--port", "0", *extra],
-                                env=_env(home), cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=sink)
-    try:
-        deadline = time.monotonic() + 30
-        while "arena MCP server on " not in err.read_text():
-            assert proc.poll() is None and time.monotonic() < deadline, err.read_text()
-            time.sleep(0.05)
-        yield err.read_text().split("arena MCP server on ", 1)[1].split()[0]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with _http_server(home, tmp, *extra) as (url, _proc):
+        yield url
 
 
 def _post(url: str, message: dict[str, Any], token: str | None = None) -> tuple[int, dict[str, Any]]:
