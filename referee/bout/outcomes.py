@@ -74,6 +74,8 @@ class BoutRecord:
     output_tokens: int = 0
     stopped: str = ""
     """Why the bout ended: report, cap, agent_stopped or agent_error (the log's result says the same)."""
+    failure: str = ""
+    """With ``agent_error``: how the agent failed (``kind: detail``, as its ``agent.error`` event says)."""
     work_log: WorkLog | None = field(default=None, compare=False, repr=False)
 
 

@@ -86,6 +86,8 @@ class Bout:
     """The turn's calls not yet run, named and with arguments as the turn's event logged them."""
     results: list[ToolOutcome] = field(default_factory=list)
     stopped: str | None = None
+    failure: str = ""
+    """How the agent failed, as its ``agent.error`` event says (kind: detail); empty otherwise."""
 
 
 def _sample_seed(spec: BoutSpec) -> int:
@@ -275,8 +277,9 @@ async def _play(bout: Bout, deadline: float | None) -> str:
         try:
             turn = (await _next_turn(bout, deadline)).within(caps.tool_calls - bout.tool_calls)
         except AgentFailed as err:  # the user's agent failed in its own code: logged, judged as it stands
-            await writer.append_async("agent.error", {"turn": bout.turns + 1, "kind": err.kind,
-                                          "detail": loggable_text(err.detail, MAX_DETAIL)})
+            detail = loggable_text(err.detail, MAX_DETAIL)
+            await writer.append_async("agent.error", {"turn": bout.turns + 1, "kind": err.kind, "detail": detail})
+            bout.failure = f"{err.kind}: {detail}"
             return "agent_error"
         bout.turns += 1
         bout.input_tokens += turn.usage.input_tokens
@@ -416,5 +419,5 @@ async def finish(
         started_at=bout.started_at, finished_at=finished_at, log_sha256=sha256_hex(document),
         key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
         agent_name=info.get("name"), agent_version=info.get("version"), input_tokens=bout.input_tokens,
-        output_tokens=bout.output_tokens, stopped=stopped,
+        output_tokens=bout.output_tokens, stopped=stopped, failure=bout.failure,
     )

@@ -158,6 +158,7 @@ def resume(
     """Carry on every paused or interrupted bout from its log; exit 1 if a log and its world disagree."""
     from referee.agents import AgentOptions
     from referee.agents.http import Retry
+    from referee.console.paused import action_for, client_paused
     from referee.errors import ArenaError, KeyMissing
     from referee.running.runner import parse_duration, resume_bouts
     from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
@@ -177,10 +178,13 @@ def resume(
             resume_bouts(key, arena_home() / "work", store, out, tally.done, concurrency=concurrency,
                          deadline=limit, options=options, on_paused=tally.paused, on_progress=update,
                          on_failed=tally.failed, keep=False)
+        waiting = client_paused(store)
     except KeyMissing as err:  # checked before any bout resumes
         _fail(err)
     finally:
         store.close()
+    for row in waiting:
+        tally.waiting(row.bout_id, f"{row.agent} paused ({row.reason}); {action_for(row)}")
     tally.close()
 
 

@@ -8,6 +8,7 @@ sprung, tokens in and out, and cost in USD when a price table priced it (ADR 002
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -35,7 +36,7 @@ def bout_line(r: Any) -> dict[str, Any]:
         "rules_version": r.spec.rules_version, "seed": r.spec.seed, "attempt": r.spec.attempt,
         "passed": r.verdict.passed, "score_bp": r.verdict.score_bp, "traps_planted": r.verdict.traps_planted,
         "traps_sprung": r.verdict.traps_sprung, "turns": r.turns, "tool_calls": r.tool_calls,
-        "stopped": r.stopped, "input_tokens": r.input_tokens, "output_tokens": r.output_tokens,
+        "stopped": r.stopped, "failure": r.failure, "input_tokens": r.input_tokens, "output_tokens": r.output_tokens,
         "cost_usd": _usd(r.cost_micro_usd), "log_path": str(r.path) if r.path else None,
         "log_sha256": r.log_sha256,
     }
@@ -47,12 +48,28 @@ def _tokens(input_tokens: int, output_tokens: int, cost_micro: int | None) -> st
 
 
 def bout_text(r: Any) -> str:
-    """A finished bout as one line for a person."""
+    """A finished bout as one line for a person; a bout whose agent failed says so and how, so a
+    crash never reads as a weak agent."""
     sprung = ", ".join(r.verdict.traps_sprung) or "none"
     verdict = "PASS" if r.verdict.passed else "FAIL"
+    if r.stopped == "agent_error":
+        verdict = f"FAIL (agent error, {_gist(r.failure)})"
     return (f"{r.bout_id} {r.spec.agent} {r.variant} {r.task_version_name} ({r.spec.task_version}) seed "
             f"{r.spec.seed} #{r.spec.attempt}: {verdict} score {r.verdict.score_bp} bp; traps sprung: {sprung}; "
             f"{_tokens(r.input_tokens, r.output_tokens, r.cost_micro_usd)}")
+
+
+_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(: |(Error|Exception|Exit|Interrupt)$)")
+
+
+def _gist(failure: str, width: int = 160) -> str:
+    """A failure's telling line: its kind and first line, or for a traceback, the exception."""
+    kind, _, detail = failure.partition(": ")
+    lines = [line for line in detail.splitlines() if line.strip()]
+    if lines and lines[0].startswith("Traceback"):  # the exception's own line: "RuntimeError: ..."
+        lines = [line for line in lines if _EXCEPTION.match(line)][-1:] or lines[-1:]
+    line = lines[0].strip() if lines else ""
+    return f"{kind}: {line[:width]}{'...' if len(line) > width else ''}"
 
 
 def paused_line(p: Any) -> dict[str, Any]:
@@ -82,10 +99,12 @@ class Tally:
         self.input_tokens = self.output_tokens = 0
         self.cost_micro: int | None = None
         self.errors: list[tuple[str, str]] = []
+        self.agent_errors = 0
 
     def done(self, record: Any) -> None:
         self.finished += 1
         self.passed += bool(record.verdict.passed)
+        self.agent_errors += record.stopped == "agent_error"
         self.input_tokens += record.input_tokens
         self.output_tokens += record.output_tokens
         if record.cost_micro_usd is not None:
@@ -95,6 +114,12 @@ class Tally:
     def paused(self, paused: Any) -> None:
         self.n_paused += 1
         self.emit(_json_text(paused_line(paused)) if self.as_json else _paused_text(paused))
+
+    def waiting(self, bout_id: str, why: str) -> None:
+        """A paused bout this command cannot carry on (an MCP client's): said on stderr, and it
+        counts as left paused, so the exit code is 4 and not a quiet 0."""
+        self.n_paused += 1
+        typer.echo(f"not resumed: {bout_id}: {why}", err=True)
 
     def failed(self, what: str, why: str) -> None:
         self.errors.append((what, why))
@@ -109,14 +134,17 @@ class Tally:
 
     def summary(self) -> dict[str, Any]:
         return {"record": "tally", "finished": self.finished, "passed": self.passed, "paused": self.n_paused,
-                "failed": len(self.errors), "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "failed": len(self.errors) + self.agent_errors, "agent_errors": self.agent_errors,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "cost_usd": _usd(self.cost_micro), "exit_code": self.exit_code()}
 
     def close(self) -> None:
         if self.as_json:
             _echo_json(self.summary())
         else:
-            typer.echo(f"{self.finished} bouts finished, {self.n_paused} paused, {len(self.errors)} failed; "
+            failed = len(self.errors) + self.agent_errors
+            own = f" ({self.agent_errors} by the agent's own error)" if self.agent_errors else ""
+            typer.echo(f"{self.finished} bouts finished, {self.n_paused} paused, {failed} failed{own}; "
                        f"{self.passed} passed; {_tokens(self.input_tokens, self.output_tokens, self.cost_micro)}")
         if code := self.exit_code():
             raise typer.Exit(code)

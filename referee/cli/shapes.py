@@ -132,6 +132,8 @@ class BoutLine(Shape):
     turns: int
     tool_calls: int
     stopped: str
+    failure: str
+    """With ``stopped: agent_error``, how the agent failed (``kind: detail``); else empty."""
     input_tokens: int
     output_tokens: int
     cost_usd: str | None
@@ -158,6 +160,9 @@ class TallyLine(Shape):
     passed: int
     paused: int
     failed: int
+    """Bouts that failed: an internal error (no verdict) or the agent's own error (judged as it stood)."""
+    agent_errors: int
+    """Of ``failed``, the bouts whose agent crashed, hung or answered out of shape (``stopped: agent_error``)."""
     input_tokens: int
     output_tokens: int
     cost_usd: str | None

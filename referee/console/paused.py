@@ -18,21 +18,31 @@ from sqlmodel import Session, select
 from referee.agents import key_variable
 from referee.errors import UsageError
 from referee.log.worklog import SUFFIX, WorkLog
+from referee.running.pool import CLIENT_PREFIX
 from referee.store.results import PausedRow, Store
 
-__all__ = ["action_for", "discard", "listing"]
+__all__ = ["action_for", "client_paused", "discard", "listing"]
 
 
 def action_for(row: PausedRow) -> str:
     """What the user should do about a paused bout, in one phrase."""
     if row.discarded_at is not None:
         return "discarded; nothing to do"
+    if row.agent.startswith(CLIENT_PREFIX):
+        return ("an MCP client carries it on: arena_resume_bout with this bout id (`arena resume` cannot: "
+                "the client is the agent), or discard it")
     if row.reason == "key_refused":
         var = key_variable(row.agent)
         return f"set {var or 'the API key'} to a key the provider accepts, then `arena resume`"
     if row.reason == "provider_error":
         return "read the detail (the provider refused the request), then `arena resume` or discard it"
     return "`arena resume`"
+
+
+def client_paused(store: Store) -> list[PausedRow]:
+    """Paused bouts only an MCP client can carry on (not discarded): `arena resume` leaves them,
+    and says so rather than reporting nothing to do."""
+    return [r for r in store.paused() if r.agent.startswith(CLIENT_PREFIX) and r.discarded_at is None]
 
 
 def listing(store: Store, season: str | None = None) -> list[dict[str, Any]]:

@@ -226,6 +226,7 @@ def _replay(
             bout.stopped = "cap"
         elif isinstance(event, AgentError):
             bout.stopped = "agent_error"
+            bout.failure = f"{event.data.kind}: {event.data.detail}"
         elif isinstance(event, ResultEvent):
             logged = events[event.seq]["data"]
             bout.stopped = event.data.stopped

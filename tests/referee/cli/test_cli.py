@@ -80,8 +80,8 @@ def test_run_signs_stores_and_prints_one_json_line_per_bout(tmp_path: Path, aren
     assert all(r["passed"] and r["traps_sprung"] == [] and r["task_version"] == "Normal 1.0" for r in lines)
     assert set(lines[0]) == {"record", "bout_id", "season", "agent", "job", "variant", "task_version",
                              "task_version_slug", "rules_version", "seed", "attempt", "passed", "score_bp",
-                             "traps_planted", "traps_sprung", "turns", "tool_calls", "stopped", "input_tokens",
-                             "output_tokens", "cost_usd", "log_path", "log_sha256"}
+                             "traps_planted", "traps_sprung", "turns", "tool_calls", "stopped", "failure",
+                             "input_tokens", "output_tokens", "cost_usd", "log_path", "log_sha256"}
     assert all(Path(str(r["log_path"])).exists() for r in lines)
     store = Store(f"sqlite:///{arena_home / 'arena.db'}")
     assert sorted(row.bout_id for row in store.rows()) == sorted(str(r["bout_id"]) for r in lines)
