@@ -74,7 +74,8 @@ def test_every_command_prints_its_documented_shape(tmp_path: Path, arena_home: P
     shown = run("bout show", logs[0])
     assert shown["cost"] == {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "priced": False}
     assert run("resume")[-1] == {"record": "tally", "finished": 0, "passed": 0, "paused": 0, "failed": 0,
-                                 "agent_errors": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": None, "exit_code": 0}
+                                 "agent_errors": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": None,
+                                 "exit_code": 0}
 
     assert run("season new", "s1", "--agent", "scripted:oracle", "--job", "toy", "--tier", "normal-1.0",
                "--seed-count", "2", "--attempts", "1")["planned"] == 2
