@@ -195,7 +195,10 @@ class LiveBout:
                 "task_version": r.task_version_name, "seed": r.spec.seed, "attempt": r.spec.attempt,
                 "passed": v.passed, "score_bp": v.score_bp, "traps_planted": list(v.traps_planted),
                 "traps_sprung": list(v.traps_sprung), "turns": r.turns, "tool_calls": r.tool_calls,
-                "log_sha256": r.log_sha256, "key_id": r.key_id, "log_path": str(r.path) if r.path else None}
+                "log_sha256": r.log_sha256, "key_id": r.key_id, "log_path": str(r.path) if r.path else None,
+                # The reasons, as `arena bout show --json` has them: a client need not reach our files to learn why.
+                "traps": dict(v.traps), "goals": list(v.goals), "claims": list(v.claims),
+                "findings": list(v.findings), "stopped": r.stopped}
 
     async def until_asked(self) -> list[ToolOutcome] | None:
         """The loop's next request for a turn (the last turn's results), or None once the bout is over."""

@@ -319,6 +319,14 @@ def test_stopping_a_bout_judges_it_as_it_stands(arena_home: Path) -> None:
     reply = anyio.run(main)
     assert reply["stopped"] == "agent_stopped" and not reply["verdict"]["passed"]
     _signed(arena_home, reply["verdict"]["bout_id"])
+    # The reasons come with the verdict, as `bout show --json` has them, from the signed log.
+    show = ["bout", "show", reply["verdict"]["bout_id"], "--json"]
+    shown = json.loads(CliRunner().invoke(app, show).output)["result"]
+    verdict = reply["verdict"]
+    assert verdict["goals"] and any(not g["met"] for g in verdict["goals"])
+    for field in ("goals", "claims", "traps"):
+        assert verdict[field] == shown[field], field
+    assert [f["trap_id"] for f in verdict["findings"]] == [f["trap_id"] for f in shown["findings"]]
 
 
 def test_serving_without_the_extra_names_it(arena_home: Path) -> None:
