@@ -91,7 +91,7 @@ def _allowed(module: str) -> tuple[str, ...]:
 
 REFEREE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),                    # the named errors, shared by every room
-    ("canonical",),                 # RFC 8785 JSON and its strict parser, shared likewise
+    ("canonical", "untrusted"),     # RFC 8785 JSON and its strict parser; names, text, paths from outside
     ("agents", "log"),              # who plays; the signed log. Neither knows the other.
     ("bout",),                      # one bout: play, judge, replay
     ("store",),                     # rows, schema, home, boards

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from referee.agents.base import Turn
-from referee.agents.model import ModelAgentBase
+from referee.agents.model import ModelAgentBase, token_count
 
 __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicAgent"]
 
@@ -69,6 +69,6 @@ class AnthropicAgent(ModelAgentBase):
                 texts.append(str(block["text"]))
             elif block["type"] == "tool_use":
                 calls.append((str(block["id"]), str(block["name"]), block.get("input", {})))
-        usage = answer.get("usage") or {}
+        usage = answer.get("usage")
         return ("".join(texts), calls, answer.get("stop_reason") == "max_tokens",
-                int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
+                token_count(self.provider, usage, "input_tokens"), token_count(self.provider, usage, "output_tokens"))

@@ -22,14 +22,41 @@ from referee.agents.base import CUT_OFF, Exchange, Turn, Usage, loggable
 from referee.agents.http import Transport, post_json
 from referee.agents.prices import Price
 from referee.canonical import canonical_bytes, plain_bytes
-from referee.errors import ProviderError
+from referee.errors import ProviderError, UsageError
+from referee.untrusted import bounded_int
+from referee.untrusted import shown as escaped
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
 
 if TYPE_CHECKING:
     import aiohttp
 
-__all__ = ["ModelAgentBase", "public_url", "read_arguments"]
+__all__ = ["MAX_TURN_TOKENS", "ModelAgentBase", "public_url", "read_arguments", "token_count"]
+
+MAX_TURN_TOKENS = 10_000_000
+"""The most tokens one answer may report each way: five times the largest context window
+offered today, and small enough that a bout's total stays a 32-bit column's and an exact
+JSON number. A count past it (or negative, or not a whole number) is the provider's fault."""
+
+
+def token_count(provider: str, usage: object, name: str) -> int:
+    """A token count a provider reported (absent: 0), bounded like a tool argument.
+
+    Raises:
+        ProviderError: the usage is not an object, or the count is not a whole number from 0 to
+            `MAX_TURN_TOKENS`: the bout pauses with that reason, the run goes on.
+    """
+    if usage is None:
+        return 0
+    if not isinstance(usage, dict):
+        raise ProviderError(f"{provider}: the answer's usage is not an object: {escaped(repr(usage), 60)}")
+    value = usage.get(name)
+    if value is None:
+        return 0
+    try:
+        return bounded_int(value, f"the answer's {name}", 0, MAX_TURN_TOKENS)
+    except UsageError as err:
+        raise ProviderError(f"{provider}: {err}") from None
 
 
 def public_url(url: str) -> str:

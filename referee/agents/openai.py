@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from referee.agents.base import Turn
-from referee.agents.model import ModelAgentBase
+from referee.agents.model import ModelAgentBase, token_count
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIAgent"]
 
@@ -71,9 +71,10 @@ class OpenAIAgent(ModelAgentBase):
         for call in message.get("tool_calls") or []:
             function = call["function"]
             calls.append((str(call.get("id") or ""), str(function["name"]), function.get("arguments", "")))
-        usage = answer.get("usage") or {}
+        usage = answer.get("usage")
         return (content, calls, choice.get("finish_reason") == "length",
-                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+                token_count(self.provider, usage, "prompt_tokens"),
+                token_count(self.provider, usage, "completion_tokens"))
 
 
 def _arguments(args: object) -> str:

@@ -37,7 +37,8 @@ from referee.canonical import sanitize_text, sha256_hex
 from referee.errors import AgentFailed, AgentGone, KeyRefused, ProviderError, RateLimited, ResumeError
 from referee.log.chain import LogWriter, utc_now
 from referee.log.signing import ArenaKey, envelope_bytes, sign_envelope
-from referee.log.worklog import WorkLog, write_atomic
+from referee.log.worklog import WorkLog
+from referee.untrusted import BOUT_ID, write_under
 from sandboxes import get_job
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
@@ -406,8 +407,7 @@ async def finish(
     envelope = envelope_bytes(sign_envelope(key, document))
     path = None
     if out_dir is not None:
-        path = out_dir / f"{bout.bout_id}.bout.json"
-        write_atomic(path, envelope)
+        path = write_under(out_dir, f"{BOUT_ID.check(bout.bout_id)}.bout.json", envelope, sync=True)
     info = bout.writer.events[0]["data"].get("agent_info") or {}
     work = bout.work
     if work is not None and not keep_work_log:

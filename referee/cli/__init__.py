@@ -101,5 +101,7 @@ def main() -> None:
 def _die(line: str, code: int) -> None:
     if os.environ.get("ARENA_DEBUG"):
         traceback.print_exc()
-    print(line, file=sys.stderr)
+    from referee.untrusted import shown
+
+    print(shown(line, lines=True), file=sys.stderr)  # an error's message may quote text from outside
     sys.exit(code)

@@ -26,6 +26,7 @@ from referee.cli.options import (
     SeedsOpt,
     _echo_json,
     _fail,
+    say,
 )
 
 bout_app = typer.Typer(help="Single bouts.", no_args_is_help=True)
@@ -80,10 +81,10 @@ def world(
     if as_json:
         _echo_json(info)
         return
-    typer.echo(f"{info['variant']} ({info['task_version']}, {info['task_version_slug']}), seed {seed}")
-    typer.echo(f"digest: {info['world_digest']}")
-    typer.echo("rows:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()))
-    typer.echo("traps:  " + (", ".join(info["traps_planted"]) or "none"))
+    say(f"{info['variant']} ({info['task_version']}, {info['task_version_slug']}), seed {seed}")
+    say(f"digest: {info['world_digest']}")
+    say("rows:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()))
+    say("traps:  " + (", ".join(info["traps_planted"]) or "none"))
 
 
 def run(
@@ -206,7 +207,7 @@ def _audit(paths: list[Path], key: list[Path] | None, replay: bool, as_json: boo
 
         lines, code = audit_paths(paths, key, replay=replay, jobs=jobs)
     except Exception as err:
-        typer.echo(f"error: {'replay' if replay else 'verification'} failed unexpectedly "
+        say(f"error: {'replay' if replay else 'verification'} failed unexpectedly "
                    f"({type(err).__name__})", err=True)
         raise typer.Exit(3) from None
     counts = tally(lines, replay)
@@ -215,8 +216,8 @@ def _audit(paths: list[Path], key: list[Path] | None, replay: bool, as_json: boo
                     "tally": counts, "exit_code": code})
     else:
         for line in lines:
-            typer.echo(line.text)
-        typer.echo(f"{counts['files']} files checked: {counts['ok']} good, {counts['changed']} changed, "
+            say(line.text)
+        say(f"{counts['files']} files checked: {counts['ok']} good, {counts['changed']} changed, "
                    f"{counts['undecided']} undecided (exit {code})")
     raise typer.Exit(code)
 
@@ -237,7 +238,7 @@ def bout_show(
         if as_json:
             _echo_json(bout_json(target, key, db))
         else:
-            typer.echo(show_bout(target, key, db, full=full))
+            say(show_bout(target, key, db, full=full))
     except AuditError as err:
         _fail(err)
 
@@ -280,13 +281,13 @@ def bout_list(
     for r in rows:
         head = f"{r['bout_id']} {r['agent']} {r['job']} {r['task_version']} seed {r['seed']} #{r['attempt']}"
         if r["status"] == "paused":
-            typer.echo(f"{head}: PAUSED ({r['paused']}: {r['detail']}) after {r['turns']} turns, "
+            say(f"{head}: PAUSED ({r['paused']}: {r['detail']}) after {r['turns']} turns, "
                        f"{r['tool_calls']} calls")
         else:
             sprung = ", ".join(r["traps_sprung"]) or "no trap"
-            typer.echo(f"{head}: {'PASS' if r['passed'] else 'FAIL'} {r['score_bp']} bp ({sprung}) "
+            say(f"{head}: {'PASS' if r['passed'] else 'FAIL'} {r['score_bp']} bp ({sprung}) "
                        f"rules {r['rules_version']}")
-    typer.echo(f"{len(rows)} bouts", err=True)
+    say(f"{len(rows)} bouts", err=True)
 
 
 def demo(

@@ -11,6 +11,7 @@ from referee.cli.options import (
     JsonOpt,
     _echo_json,
     _fail,
+    say,
 )
 
 catalog_app = typer.Typer(help="The published trap catalogue.", no_args_is_help=True)
@@ -34,7 +35,7 @@ def catalog_list(
         _echo_json([t.model_dump() for t in traps])
         return
     for t in traps:
-        typer.echo(f"{t.id}  {t.since:<10} {t.title}")
+        say(f"{t.id}  {t.since:<10} {t.title}")
 
 
 @catalog_app.command("show")
@@ -49,7 +50,7 @@ def catalog_show(trap_id: str, as_json: JsonOpt = False) -> None:
     if as_json:
         _echo_json(trap.model_dump())
         return
-    typer.echo(catalog_view.describe(trap))
+    say(catalog_view.describe(trap))
 
 
 @catalog_app.command("cite")
@@ -65,7 +66,7 @@ def catalog_cite(trap_id: str, as_json: JsonOpt = False) -> None:
         _echo_json({"trap_id": trap_id.upper(), "citation": text,
                     "rules_version": load_catalog().current_rules_version})
     else:
-        typer.echo(text)
+        say(text)
 
 
 @keys_app.command("new")
@@ -86,7 +87,7 @@ def keys_new(directory: Annotated[Path | None, typer.Option("--dir", help="Where
     if as_json:
         _echo_json({"private_key": str(private), "public_key": str(public), "key_id": key_id})
     else:
-        typer.echo(f"private key: {private}\npublic key:  {public}\nkey id:      {key_id}")
+        say(f"private key: {private}\npublic key:  {public}\nkey id:      {key_id}")
 
 
 @keys_app.command("rotate")
@@ -104,7 +105,7 @@ def keys_rotate(directory: Annotated[Path | None, typer.Option("--dir", help="Th
     if as_json:
         _echo_json({"retired_key_id": old, "active_key_id": new})
     else:
-        typer.echo(f"retired key {old}\nactive key  {new}")
+        say(f"retired key {old}\nactive key  {new}")
 
 
 
@@ -124,4 +125,4 @@ def keys_list(directory: Annotated[Path | None, typer.Option("--dir", help="The 
         _echo_json(keys)
         return
     for k in keys:
-        typer.echo(f"{k['key_id']}  {k['file']}  {k['start'] or '(start not recorded)'} .. {k['end'] or 'now'}")
+        say(f"{k['key_id']}  {k['file']}  {k['start'] or '(start not recorded)'} .. {k['end'] or 'now'}")

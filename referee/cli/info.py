@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from referee.cli.options import JsonOpt, _echo_json
+from referee.cli.options import JsonOpt, _echo_json, say
 
 __all__ = ["arena_version", "jobs", "show_version", "versions"]
 
@@ -23,7 +23,7 @@ def show_version(value: bool) -> None:
     if value:
         from catalog import load_catalog
 
-        typer.echo(f"arena {arena_version()} (rules {load_catalog().current_rules_version})")
+        say(f"arena {arena_version()} (rules {load_catalog().current_rules_version})")
         raise typer.Exit(0)
 
 
@@ -38,7 +38,7 @@ def jobs(as_json: JsonOpt = False) -> None:
     for row in rows:
         tvs = row["task_versions"]
         assert isinstance(tvs, list)
-        typer.echo(f"{row['job']:<16} " + ", ".join(f"{t['task_version_slug']} ({t['task_version']})" for t in tvs))
+        say(f"{row['job']:<16} " + ", ".join(f"{t['task_version_slug']} ({t['task_version']})" for t in tvs))
 
 
 def versions(as_json: JsonOpt = False) -> None:
@@ -49,12 +49,12 @@ def versions(as_json: JsonOpt = False) -> None:
     if as_json:
         _echo_json(data)
         return
-    typer.echo("task versions:")
+    say("task versions:")
     for tv in data["task_versions"]:  # type: ignore[attr-defined]
-        typer.echo(f"  {tv['task_version_slug']:<12} {tv['task_version']:<12} {tv['date']}  jobs: "
+        say(f"  {tv['task_version_slug']:<12} {tv['task_version']:<12} {tv['date']}  jobs: "
                    + ", ".join(tv["jobs"]))
-    typer.echo("rules versions:")
+    say("rules versions:")
     for r in data["rules_versions"]:  # type: ignore[attr-defined]
         mark = "  (current)" if r["rules_version"] == data["current_rules_version"] else ""
-        typer.echo(f"  {r['rules_version']:<8} {r['date']}  task versions: "
+        say(f"  {r['rules_version']:<8} {r['date']}  task versions: "
                    + ", ".join(r["task_version_slugs"]) + mark)

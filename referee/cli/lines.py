@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from referee.cli.options import EXIT_CHANGED, EXIT_INTERNAL, EXIT_PAUSED, _echo_json
+from referee.cli.options import EXIT_CHANGED, EXIT_INTERNAL, EXIT_PAUSED, _echo_json, say
 
 __all__ = ["Tally", "bout_line", "bout_text", "paused_line", "progress"]
 
@@ -94,7 +94,7 @@ class Tally:
 
     def __init__(self, as_json: bool, emit: Emit | None = None) -> None:
         self.as_json = as_json
-        self.emit: Emit = emit or typer.echo
+        self.emit: Emit = emit or say
         self.finished = self.n_paused = self.passed = 0
         self.input_tokens = self.output_tokens = 0
         self.cost_micro: int | None = None
@@ -119,11 +119,11 @@ class Tally:
         """A paused bout this command cannot carry on (an MCP client's): said on stderr, and it
         counts as left paused, so the exit code is 4 and not a quiet 0."""
         self.n_paused += 1
-        typer.echo(f"not resumed: {bout_id}: {why}", err=True)
+        say(f"not resumed: {bout_id}: {why}", err=True)
 
     def failed(self, what: str, why: str) -> None:
         self.errors.append((what, why))
-        typer.echo(f"error: {what}: {why}", err=True)
+        say(f"error: {what}: {why}", err=True)
 
     def exit_code(self) -> int:
         if any(why.startswith("internal error") for _, why in self.errors):
@@ -144,7 +144,7 @@ class Tally:
         else:
             failed = len(self.errors) + self.agent_errors
             own = f" ({self.agent_errors} by the agent's own error)" if self.agent_errors else ""
-            typer.echo(f"{self.finished} bouts finished, {self.n_paused} paused, {failed} failed{own}; "
+            say(f"{self.finished} bouts finished, {self.n_paused} paused, {failed} failed{own}; "
                        f"{self.passed} passed; {_tokens(self.input_tokens, self.output_tokens, self.cost_micro)}")
         if code := self.exit_code():
             raise typer.Exit(code)
@@ -169,10 +169,12 @@ def progress(total: int | None) -> Iterator[tuple[Callable[[Any], None], Emit]]:
     from rich.progress import Progress, TextColumn
     from rich.text import Text
 
+    from referee.untrusted import shown
+
     on_stdout = sys.stdout.isatty()
     console = Console(stderr=not on_stdout)
     if not console.is_terminal:
-        yield (lambda _p: None), typer.echo
+        yield (lambda _p: None), say
         return
     with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[counts]}"), console=console,
                   transient=True, redirect_stdout=False, redirect_stderr=False) as bar:
@@ -184,7 +186,7 @@ def progress(total: int | None) -> Iterator[tuple[Callable[[Any], None], Emit]]:
 
         def emit(line: str) -> None:
             if on_stdout:
-                bar.console.print(Text(line), soft_wrap=True, highlight=False)
+                bar.console.print(Text(shown(line, lines=True)), soft_wrap=True, highlight=False)
             else:
-                typer.echo(line)
+                say(line)
         yield update, emit

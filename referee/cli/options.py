@@ -64,9 +64,22 @@ def _fail(message: str | BaseException, code: int | None = None) -> NoReturn:
     usage error and 2 for anything else."""
     if code is None:
         code = EXIT_USAGE if isinstance(message, BaseException) and usage_error(message) else EXIT_UNDECIDED
-    typer.echo(f"error: {message}", err=True)
+    say(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 
+def say(text: str, err: bool = False) -> None:
+    """Print a line a person reads: its control characters escaped (`referee.untrusted.shown`),
+    so text from outside (a provider's error, a model's words, a name in the store) cannot
+    move the cursor, retitle the terminal or forge a line. Every human line goes through here."""
+    from referee.untrusted import shown
+
+    typer.echo(shown(text, lines=True), err=err)
+
+
 def _echo_json(obj: Any) -> None:
-    typer.echo(json.dumps(obj, ensure_ascii=False, sort_keys=True))
+    """One JSON document; control characters (C1, bidirectional marks, lone surrogates as well
+    as the C0 ones JSON escapes anyway) as ``\\uNNNN``, so the data is whole and the terminal safe."""
+    from referee.untrusted import json_shown
+
+    typer.echo(json_shown(json.dumps(obj, ensure_ascii=False, sort_keys=True)))

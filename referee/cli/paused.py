@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.options import DbOpt, JsonOpt, _echo_json, _fail
+from referee.cli.options import DbOpt, JsonOpt, _echo_json, _fail, say
 
 paused_app = typer.Typer(help="Paused bouts: why, since when, how often; discard them on purpose.",
                          no_args_is_help=True)
@@ -32,15 +32,15 @@ def paused_list(
         _echo_json(rows)
         return
     if not rows:
-        typer.echo("no paused bouts")
+        say("no paused bouts")
         return
     for r in rows:
         state = f"DISCARDED {r['discarded_at']} ({r['discard_reason']})" if r["discarded_at"] else "PAUSED"
-        typer.echo(f"{r['bout_id']} {r['agent']} {r['job']} {r['task_version_slug']} seed {r['seed']} "
+        say(f"{r['bout_id']} {r['agent']} {r['job']} {r['task_version_slug']} seed {r['seed']} "
                    f"#{r['attempt']}{' season ' + r['season'] if r['season'] else ''}: {state} {r['reason']} "
                    f"since {r['paused_at'] or '(not recorded)'}, paused {r['pauses']} times; {r['detail']}")
-        typer.echo(f"    -> {r['action']}")
-    typer.echo(f"{len(rows)} paused bouts, {sum(1 for r in rows if r['discarded_at'])} discarded")
+        say(f"    -> {r['action']}")
+    say(f"{len(rows)} paused bouts, {sum(1 for r in rows if r['discarded_at'])} discarded")
 
 
 @paused_app.command("discard")
@@ -67,4 +67,4 @@ def paused_discard(
     if as_json:
         _echo_json({"discarded": marked, "reason": reason.strip()})
     else:
-        typer.echo(f"{len(marked)} bouts discarded ({reason.strip()}); the boards count them missing")
+        say(f"{len(marked)} bouts discarded ({reason.strip()}); the boards count them missing")

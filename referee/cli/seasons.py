@@ -20,6 +20,7 @@ from referee.cli.options import (
     RateOpt,
     _echo_json,
     _fail,
+    say,
 )
 
 season_app = typer.Typer(help="Seasons: queued bouts with seeds drawn at random.", no_args_is_help=True)
@@ -76,7 +77,7 @@ def season_new(
     if as_json:
         _echo_json({"season": name, "planned": planned, "seed_count": count, "attempts": attempts})
     else:
-        typer.echo(f"season {name}: {planned} bouts queued")
+        say(f"season {name}: {planned} bouts queued")
 
 
 @season_app.command("run")
@@ -108,7 +109,7 @@ def season_run(
                 _echo_json({"record": "season", "season": name, "workers": workers, "status": counts,
                             "exit_code": max(codes, default=0)})
             else:
-                typer.echo(f"{workers} workers done; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+                say(f"{workers} workers done; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
             if any(codes):
                 raise typer.Exit(max(codes))
             return
@@ -123,7 +124,7 @@ def season_run(
     if as_json:
         _echo_json({"record": "season", "season": name, "status": counts})
     else:
-        typer.echo(f"season {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        say(f"season {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     tally.close()
 
 
@@ -140,7 +141,7 @@ def season_status_cmd(name: str, db: DbOpt = None, as_json: JsonOpt = False) -> 
     if as_json:
         _echo_json(counts)
     else:
-        typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
+        say(", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
 @season_app.command("publish")
@@ -174,9 +175,9 @@ def _export(db: str | None, out: Path, season: str | None, as_json: bool) -> Non
         _echo_json({"out": str(result.out), "bouts": result.bouts, "files": result.files,
                     "merkle_roots": result.roots, "key_id": result.key_id})
         return
-    typer.echo(f"{result.bouts} bouts, {result.files} files in {result.out} (signed by key {result.key_id})")
+    say(f"{result.bouts} bouts, {result.files} files in {result.out} (signed by key {result.key_id})")
     for name, root in result.roots.items():
-        typer.echo(f"season {name or '(none)'}: Merkle root {root}")
+        say(f"season {name or '(none)'}: Merkle root {root}")
 
 
 def board(
@@ -211,24 +212,24 @@ def dataset_verify(
             _echo_json({"root": str(root), "verified": False, "failures": [f"no dataset folder {root}"],
                         "keys": None, "exit_code": 2})
         else:
-            typer.echo(f"CANNOT VERIFY: no dataset folder {root}")
+            say(f"CANNOT VERIFY: no dataset folder {root}")
         raise typer.Exit(2)
     try:
         from referee.console.publishing import verify_export
 
         failures, keys_used = verify_export(root, key)
     except Exception as err:  # never let a crash look like a verdict
-        typer.echo(f"error: verification failed unexpectedly ({type(err).__name__}: {err})", err=True)
+        say(f"error: verification failed unexpectedly ({type(err).__name__}: {err})", err=True)
         raise typer.Exit(3) from None
     if as_json:
         _echo_json({"root": str(root), "verified": not failures, "failures": list(failures), "keys": keys_used,
                     "exit_code": failures.exit_code})
     else:
-        typer.echo(f"keys: {keys_used}")
+        say(f"keys: {keys_used}")
         for line in failures:
-            typer.echo(f"NOT VERIFIED: {line}")
+            say(f"NOT VERIFIED: {line}")
         if not failures:
-            typer.echo("Verified")
+            say("Verified")
     if failures:
         raise typer.Exit(failures.exit_code)
 
@@ -255,7 +256,7 @@ def worker(
     try:
         from referee.cli.lines import bout_text
 
-        report = work(db, season, on_done=None if as_json else lambda r: typer.echo(bout_text(r)),
+        report = work(db, season, on_done=None if as_json else lambda r: say(bout_text(r)),
                       concurrency=concurrency, lease=parse_duration(lease),
             per_provider=per_provider, base_url=base_url, rate=rate, idle_exit=not forever)
     except (ArenaError, SeasonError, ValueError) as err:
@@ -264,6 +265,6 @@ def worker(
         _echo_json({"finished": report.finished, "duplicate": report.duplicate, "paused": report.paused,
                     "failed": report.failed, "failures": report.failures})
     else:
-        typer.echo(f"worker done: {report.finished} finished, {report.paused} paused, {report.failed} failed")
+        say(f"worker done: {report.finished} finished, {report.paused} paused, {report.failed} failed")
     if report.failed:
         raise typer.Exit(1)

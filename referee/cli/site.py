@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.options import DbOpt, JsonOpt, KeyOpt, _echo_json, _fail
+from referee.cli.options import DbOpt, JsonOpt, KeyOpt, _echo_json, _fail, say
 
 site_app = typer.Typer(help="The static site: boards, bouts, catalogue, rules, runs.", no_args_is_help=True)
 
@@ -40,10 +40,10 @@ def _build(out: Path, db: str | None, season: str | None, dataset: Path | None, 
                     "files": report.files, "written": report.written, "unchanged": report.unchanged,
                     "removed": report.removed, "largest_page": report.largest[0], "largest_bytes": report.largest[1]})
     elif not quiet:
-        typer.echo(f"{out}: {report.bouts} bouts ({report.bouts_rendered} bout pages rendered), {report.files} files: "
+        say(f"{out}: {report.bouts} bouts ({report.bouts_rendered} bout pages rendered), {report.files} files: "
                    f"{report.written} written, {report.unchanged} unchanged, {report.removed} removed; "
                    f"largest page {report.largest[0]} ({report.largest[1]:,} bytes)")
-        typer.echo(f"open {out / 'index.html'}")
+        say(f"open {out / 'index.html'}")
 
 
 @site_app.command("build")
@@ -77,7 +77,7 @@ def serve(
     except SiteError as err:
         _fail(str(err))
     bound_host, bound_port = server.server_address[:2]
-    typer.echo(f"serving {out} at http://{bound_host!s}:{bound_port}/index.html (Ctrl-C stops)")
+    say(f"serving {out} at http://{bound_host!s}:{bound_port}/index.html (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

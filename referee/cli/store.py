@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from referee.cli.options import DbOpt, JsonOpt, _echo_json
+from referee.cli.options import DbOpt, JsonOpt, _echo_json, say
 
 __all__ = ["store_app", "store_upgrade"]
 
@@ -23,6 +23,6 @@ def store_upgrade(db: DbOpt = None, json_out: JsonOpt = False) -> None:
     if json_out:
         _echo_json({"before": before, "after": after})
     elif before == after:
-        typer.echo(f"store already at schema {after}")
+        say(f"store already at schema {after}")
     else:
-        typer.echo(f"store upgraded: schema {before or 'none (empty)'} -> {after}")
+        say(f"store upgraded: schema {before or 'none (empty)'} -> {after}")

@@ -20,6 +20,7 @@ from referee.errors import UsageError
 from referee.log.worklog import SUFFIX, WorkLog
 from referee.running.pool import CLIENT_PREFIX
 from referee.store.results import PausedRow, Store
+from referee.untrusted import BOUT_ID, path_under, storable
 
 __all__ = ["action_for", "client_paused", "discard", "listing"]
 
@@ -79,7 +80,7 @@ def discard(store: Store, bout_ids: Sequence[str], every: bool, reason: str, wor
         if unknown:
             raise UsageError(f"not a paused bout: {', '.join(unknown)} (see `arena paused list`)")
         chosen = list(dict.fromkeys(bout_ids))
-    marked = store.discard(chosen, reason.strip())
+    marked = store.discard(chosen, storable(reason.strip()))
     with Session(store.engine) as session:
         for bout_id in marked:
             r = rows[bout_id]
@@ -93,7 +94,9 @@ def discard(store: Store, bout_ids: Sequence[str], every: bool, reason: str, wor
         session.commit()
     if work_dir is not None:
         for bout_id in marked:
-            path = work_dir / f"{bout_id}{SUFFIX}"
+            if not BOUT_ID.ok(bout_id):  # a row written by someone else names no file of ours
+                continue
+            path = path_under(work_dir, f"{bout_id}{SUFFIX}")
             work = WorkLog.claim(path) if path.exists() else None
             if work is not None:
                 work.discard()

@@ -43,6 +43,7 @@ from referee.log.verify import verify_bytes
 from referee.seasons.season import Season, SeasonBout, pending_attempts
 from referee.store.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes, leaderboard
 from referee.store.results import Store
+from referee.untrusted import BOUT_ID, NAME, shown, write_under
 
 __all__ = ["ExportError", "ExportResult", "export_dataset", "verify_dataset"]
 
@@ -168,10 +169,21 @@ def _write_tree(out: Path, files: dict[str, bytes]) -> None:
     """Write every file, then sync once: an export can always be made again from the store,
     so a sync per file (3 ms each, 100,000 logs) buys nothing."""
     for name, data in files.items():
-        path = out / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        write_under(out, name, data)  # never outside ``out``, never through a link
     os.sync()
+
+
+def _check_names(rows: Sequence[Any]) -> None:
+    """A bout id or season name a file is named after, checked as it leaves the store (which
+    a ``python:`` agent's process could have written).
+
+    Raises:
+        ExportError: a row holds one no arena writes; nothing is written.
+    """
+    for r in rows:
+        if not BOUT_ID.ok(r.bout_id) or (r.season and not NAME.ok(r.season)):
+            raise ExportError(f"a bout row holds a bout id or season no arena writes: {shown(repr(r.bout_id), 80)} "
+                              f"in season {shown(repr(r.season), 80)}; refused, nothing written")
 
 
 def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, periods: dict[str, Period],
@@ -186,6 +198,7 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     rows = _rows(store, season, ring, periods)
     if not rows:
         raise ExportError(f"no bouts to export{f' in season {season!r}' if season else ''}")
+    _check_names(rows)
     catalog = load_catalog()
     files: dict[str, bytes] = {f"logs/{r.bout_id}.bout.json": r.envelope for r in rows}
     seasons: dict[str, dict[str, Any]] = {}

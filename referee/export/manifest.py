@@ -22,6 +22,7 @@ from referee.log.merkle import leaf_bytes, merkle_root
 from referee.log.parallel import ordered_map
 from referee.log.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
 from referee.log.verify import read_start, verify_bytes
+from referee.untrusted import BOUT_ID, OutsideFolder, path_under, shown
 
 __all__ = [
     "MANIFEST",
@@ -145,6 +146,16 @@ def _files_under(root: Path, failures: Failures) -> set[str]:
     return found
 
 
+def _inside(root: Path, name: object) -> bool:
+    """Whether a name the manifest gives stays in the dataset's folder (a dataset ships its
+    own keys, so a signed manifest is no proof its names are harmless)."""
+    try:
+        path_under(root, name if isinstance(name, str) else "", links=True)
+    except OutsideFolder:
+        return False
+    return True
+
+
 def _is(test: Callable[..., bool], **how: bool) -> bool:
     try:
         return test(**how)
@@ -190,6 +201,9 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
     except (Unverifiable, KeyError, TypeError) as err:
         failures.add(f"{SIGNATURE}: {err or type(err).__name__}", 2)
         return failures
+    for name in [n for n in subjects if not _inside(root, n)]:
+        failures.add(f"{shown(name, 120)}: the manifest names a file outside the dataset; not read")
+        del subjects[name]
     present = _files_under(root, failures)
     for name in sorted(present - set(subjects) - {MANIFEST, SIGNATURE, SUMS}):
         failures.add(f"{name}: not in the manifest")
@@ -215,6 +229,10 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
         leaves: list[bytes] = []
         foreign = unreadable = 0
         for leaf in season["leaves"]:
+            if not BOUT_ID.ok(leaf["bout_id"]):
+                failures.add(f"season {shown(str(name), 80)!r}: a leaf's bout id is not one: "
+                             f"{shown(repr(leaf['bout_id']), 80)}")
+                continue
             log = seen.get(f"logs/{leaf['bout_id']}.bout.json", _Seen(None))
             if log.unreadable:  # named above
                 unreadable += 1

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import fcntl
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
 from referee.canonical import canonical_bytes
 from referee.errors import LogCorrupt
 from referee.log.chain import LogWriter, utc_now
+from referee.untrusted import BOUT_ID, path_under
 
-__all__ = ["SUFFIX", "WorkLog", "unfinished", "write_atomic"]
+__all__ = ["SUFFIX", "WorkLog", "unfinished"]
 
 SUFFIX = ".log.jsonl"
 
@@ -48,7 +48,7 @@ class WorkLog:
     def create(cls, work_dir: Path, bout_id: str, *, sync_each: bool, now: Any = utc_now) -> tuple[WorkLog, LogWriter]:
         """A new working log, locked. With ``sync_each`` its name is on disk by the time its
         first synced event is (`LogWriter.sync_folder_soon`: called in a running event loop)."""
-        path = work_dir / f"{bout_id}{SUFFIX}"
+        path = path_under(work_dir, f"{BOUT_ID.check(bout_id)}{SUFFIX}")
         writer = LogWriter(path=path, sync_each=sync_each, now=now)
         if sync_each:
             writer.sync_folder_soon()
@@ -78,7 +78,7 @@ class WorkLog:
     def materialise(cls, work_dir: Path, bout_id: str, data: bytes) -> WorkLog | None:
         """Write a log held elsewhere (a store row) as this machine's working log, durably."""
         work_dir.mkdir(parents=True, exist_ok=True)
-        path = work_dir / f"{bout_id}{SUFFIX}"
+        path = path_under(work_dir, f"{BOUT_ID.check(bout_id)}{SUFFIX}")  # a store row names no file of its own
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
@@ -125,15 +125,3 @@ def unfinished(work_dir: Path) -> list[Path]:
         return []
     return sorted(p for p in work_dir.iterdir() if p.name.endswith(SUFFIX) and not p.name.startswith("."))
 
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a whole file so a crash leaves either the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)

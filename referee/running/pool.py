@@ -390,6 +390,27 @@ class BoutPool:
         self._park([paused])
         self._settle()
 
+    def _stored(self, paused: list[Paused]) -> list[Paused]:
+        """Record pauses in the store; those it refuses (bytes it cannot hold) are each that
+        bout's failure, reported, with its working log left for `arena resume`: never the run's end."""
+        assert self.s.store is not None
+        counts = {p.bout_id: self.tries.get(p.bout_id, 1) for p in paused}
+        try:
+            self.s.store.pause(paused, counts=counts)
+            return paused
+        except Exception:  # which bout it was is found below, one at a time
+            pass
+        kept = []
+        for p in paused:  # one at a time: only the refused bout fails
+            try:
+                self.s.store.pause([p], counts=counts)
+                kept.append(p)
+            except Exception as err:
+                self.waiting.pop(p.bout_id, None)
+                self.progress.paused -= 1
+                self._failed(p.spec, f"its pause could not be stored ({type(err).__name__}: {_first_line(err)})")
+        return kept
+
     async def _requeue(self, delay: float, item: Unfinished) -> None:
         await asyncio.sleep(delay)
         self.progress.paused -= 1
@@ -400,7 +421,7 @@ class BoutPool:
         if not paused:
             return
         if self.s.store is not None:
-            self.s.store.pause(paused, counts={p.bout_id: self.tries.get(p.bout_id, 1) for p in paused})
+            paused = self._stored(paused)
         for p in paused:
             self.waiting.pop(p.bout_id, None)
             if self.s.on_paused:

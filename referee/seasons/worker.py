@@ -42,6 +42,7 @@ from referee.seasons.queue import (
     renew,
 )
 from referee.store.results import Store
+from referee.untrusted import storable
 
 __all__ = ["WorkerReport", "WorkerSettings", "run_worker", "worker_name"]
 
@@ -161,6 +162,12 @@ class _Worker:
         except Exception as err:  # a fault outside the agent's play: this bout's, never the worker's
             self._fail(c, f"internal error ({type(err).__name__}: {str(err)[:300]})")
             return
+        try:
+            self._settle(c, outcome)
+        except Exception as err:  # the store refused this bout's outcome: parked as failed for a person
+            self._fail(c, f"its outcome could not be stored ({type(err).__name__}: {str(err)[:300]})")
+
+    def _settle(self, c: Claimed, outcome: BoutRecord | Paused | None) -> None:
         if isinstance(outcome, BoutRecord):
             if finish(self.store, c.id, outcome):
                 self.report.finished += 1
@@ -169,14 +176,16 @@ class _Worker:
             else:
                 self.report.duplicate += 1
         elif isinstance(outcome, Paused):
-            self.report.paused += 1
             park(self.store, self.s.name, c.id, outcome, _wait_for(outcome))
+            self.report.paused += 1
         else:
             release(self.store, self.s.name, [c.id])
 
     def _fail(self, c: Claimed, why: str) -> None:
+        """Give up on a bout: ``failed`` in `arena season status`, never taken again by any worker
+        (a bout that fails the same way on every take would otherwise be retried for ever)."""
         self.report.failed += 1
-        self.report.failures.append(f"{c.bout_id}: {why}")
+        self.report.failures.append(f"{c.bout_id}: {storable(why)}")
         release(self.store, self.s.name, [c.id], state="failed")
 
 

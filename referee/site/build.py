@@ -22,7 +22,6 @@ import io
 import itertools
 import json
 import multiprocessing
-import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
 from referee.site.source import SiteRow, Source
+from referee.untrusted import BOUT_ID, NAME, OutsideFolder, path_under, shown, write_under
 
 __all__ = ["MANIFEST", "BuildReport", "build_site", "environment"]
 
@@ -116,11 +116,14 @@ class _Writer:
 
     def finish(self) -> None:
         for rel in sorted(set(self.old_files) - set(self.files)):
-            (self.out / rel).unlink(missing_ok=True)
+            try:  # the build state is a file in the folder: a name in it that leaves the folder is not ours
+                path_under(self.out, rel).unlink(missing_ok=True)
+            except OutsideFolder:
+                continue
             self.report.removed += 1
         self.report.files = len(self.files)
         data = json.dumps({"files": self.files, "bouts": self.bouts}, sort_keys=True, separators=(",", ":"))
-        (self.out / MANIFEST).write_text(data)
+        write_under(self.out, MANIFEST, data.encode())
 
 
 def _fingerprint(ring: Keyring, periods: dict[str, Any], source: str) -> str:
@@ -167,15 +170,13 @@ Written = dict[str, tuple[str, int, bool]]
 
 
 def _put(out: Path, rel: str, data: bytes, old: str | None) -> tuple[str, int, bool]:
-    """Write ``data`` to ``out/rel`` unless the file already has exactly these bytes."""
+    """Write ``data`` to ``out/rel`` unless the file already has exactly these bytes; never
+    outside ``out`` nor through a link the arena did not make (`referee.untrusted.write_under`)."""
     digest = hashlib.sha256(data).hexdigest()
-    path = out / rel
+    path = path_under(out, rel)
     if old == digest and path.is_file():
         return digest, len(data), False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_under(out, rel, data)
     return digest, len(data), True
 
 
@@ -336,6 +337,7 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
     rows = source.rows()
     if not rows:
         raise SiteError("no finished bouts to build a site from")
+    _check_names(rows)
     out.mkdir(parents=True, exist_ok=True)
     report = BuildReport(out=out, bouts=len(rows))
     writer = _Writer(out, report)
@@ -359,6 +361,22 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
     _write_all(writer, all_pages(ctx))
     writer.finish()
     return report
+
+
+def _check_names(rows: list[SiteRow]) -> None:
+    """Every name a file name is made from, checked as it enters: a row from a store anyone's
+    agent could write, or a dataset anyone could publish, names no file of its own choosing.
+
+    Raises:
+        SiteError: a row's bout id, agent, season or rules version is not one.
+    """
+    for r in rows:
+        for grammar, value in ((BOUT_ID, r.bout_id), (NAME, r.agent), (NAME, r.rules_version)):
+            if not grammar.ok(value):
+                raise SiteError(f"a bout row holds a {grammar.what} no arena writes: {shown(repr(value), 120)} "
+                                f"(bout {shown(repr(r.bout_id), 40)}); refused, nothing written")
+        if r.season and not NAME.ok(r.season):
+            raise SiteError(f"a bout row holds a season name no arena writes: {shown(repr(r.season), 120)}")
 
 
 def _write_all(writer: _Writer, pages: Iterable[tuple[str, str]]) -> None:

@@ -17,10 +17,11 @@ from typing import Any
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from referee.errors import SiteError
+from referee.errors import SiteError, UsageError
 from referee.log.keys import Period, load_periods
 from referee.log.signing import Keyring
 from referee.store.boards import DEFAULT_ATTEMPTS, Pending
+from referee.untrusted import BOUT_ID, path_under
 
 __all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource", "open_source"]
 
@@ -193,9 +194,11 @@ class DatasetSource(Source):
 
     def envelopes(self, bout_ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         for bout_id in bout_ids:
-            path = self.root / "logs" / f"{bout_id}.bout.json"
             try:
+                path = path_under(self.root / "logs", f"{BOUT_ID.check(bout_id)}.bout.json")
                 yield bout_id, path.read_bytes()
+            except UsageError as err:
+                raise SiteError(str(err)) from None
             except OSError as err:
                 raise SiteError(f"cannot read {path}: {err.strerror or err}") from None
 

@@ -20,6 +20,7 @@ from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delet
 from referee.bout.outcomes import BoutRecord, Paused
 from referee.errors import StoreError
 from referee.store.schema import prepare, upgrade
+from referee.untrusted import storable
 
 __all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record", "upgrade_store"]
 
@@ -82,7 +83,7 @@ def _bout_values(record: BoutRecord) -> dict[str, Any]:
         "started_at": record.started_at, "finished_at": record.finished_at,
         "log_sha256": record.log_sha256, "key_id": record.key_id, "envelope": record.envelope,
         "cost_micro_usd": record.cost_micro_usd, "planned_attempts": record.spec.planned_attempts,
-        "agent_name": record.agent_name, "agent_version": record.agent_version,
+        "agent_name": _storable(record.agent_name), "agent_version": _storable(record.agent_version),
     }
 
 
@@ -115,11 +116,17 @@ class PausedRow(StoreBase, table=True):
     discard_reason: str | None = None
 
 
+def _storable(text: str | None) -> str | None:
+    """A name a user's agent gave itself, storable on every backend (its exact bytes are in the log)."""
+    return None if text is None else storable(text)
+
+
 def row_from_paused(p: Paused) -> PausedRow:
     s = p.spec
     return PausedRow(
         bout_id=p.bout_id, season=s.season, agent=s.agent, job=s.job, task_version=s.task_version, seed=s.seed,
-        attempt=s.attempt, rules_version=s.rules_version, reason=p.reason, detail=p.detail, turns=p.turns,
+        attempt=s.attempt, rules_version=s.rules_version, reason=storable(p.reason), detail=storable(p.detail),
+        turns=p.turns,
         tool_calls=p.tool_calls, log=p.log, planned_attempts=s.planned_attempts,
     )
 
