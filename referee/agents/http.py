@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
 import orjson
 
 from referee.errors import KeyRefused, ProviderError, RateLimited
@@ -146,8 +145,8 @@ class Transport:
 
     def client(self, url: str | None = None) -> aiohttp.ClientSession:
         """A new session for one bout, to be closed with it. Nothing is read from the environment:
-        no proxy, .netrc credentials or CA file (certifi's bundle, as httpx would load it); no
-        cookies are kept and no redirect is followed.
+        no proxy, .netrc credentials or CA file (the roots are certifi's bundle, as the standard
+        ``ssl`` module loads it: the same on every host); no cookies are kept and no redirect is followed.
 
         A session for a plain ``http://`` ``url`` (a local vLLM or Ollama) loads no CA bundle,
         60-80 ms of CPU a run: it asks only that URL and follows no redirect, so it never meets
@@ -157,7 +156,7 @@ class Transport:
         tls: ssl.SSLContext | bool = True
         if url is None or url[:7].lower() != "http://":
             if self._tls is None:
-                self._tls = httpx.create_ssl_context(trust_env=False)
+                self._tls = _tls_context()
             tls = self._tls
         t = self.retry.timeout
         connector = aiohttp.TCPConnector(ssl=tls, limit=4, keepalive_timeout=5.0)
@@ -170,6 +169,14 @@ class Transport:
         if provider not in self._limits:
             self._limits[provider] = RateLimit(self.rate)
         return self._limits[provider]
+
+
+def _tls_context() -> ssl.SSLContext:
+    """Verification on, certifi's roots only (no SSL_CERT_FILE, no system store): a bout's TLS
+    trusts the same authorities wherever the arena runs."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def redact(text: str, secret: str) -> str:
@@ -237,18 +244,18 @@ class _Target:
 @functools.lru_cache(maxsize=64)
 def _target(url: str) -> _Target:
     """A provider URL parsed once, not per request: its host (for messages) and the URL asked,
-    without credentials, which become Basic auth, as httpx would send them."""
+    without credentials, which become Basic auth (RFC 7617, as HTTP clients send them)."""
     import yarl
 
-    parsed = httpx.URL(url)
+    parsed = yarl.URL(url)
     basic = None
-    if parsed.username or parsed.password:
-        basic = "Basic " + base64.b64encode(f"{parsed.username}:{parsed.password}".encode()).decode()
-    return _Target(parsed.host, yarl.URL(str(parsed.copy_with(username=None, password=None)), encoded=True), basic)
+    if parsed.user or parsed.password:
+        basic = "Basic " + base64.b64encode(f"{parsed.user or ''}:{parsed.password or ''}".encode()).decode()
+    return _Target(parsed.host or "", parsed.with_user(None), basic)
 
 
 def _headers(provider: str, target: _Target, headers: dict[str, str]) -> dict[str, str]:
-    """The request's headers as httpx would merge them: defaults, the provider's, then URL auth.
+    """The request's headers, merged: defaults, the provider's, then URL auth.
 
     Raises:
         KeyRefused: a header (in practice a pasted API key) holds a character HTTP cannot
@@ -282,8 +289,8 @@ async def post_json(
     target = _target(url)
     host = target.host
     retry = transport.retry
-    # Written once for every try, by orjson: a conversation grows with each turn, and httpx's
-    # stdlib encoding of it was a tenth of a request's CPU.
+    # Written once for every try, by orjson: a conversation grows with each turn, and the
+    # standard library's encoding of it was a tenth of a request's CPU (ADR 0032).
     content = orjson.dumps(body)
     wire = _headers(provider, target, headers)
     limit = transport.limit(provider)

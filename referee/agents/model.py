@@ -15,8 +15,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import httpx
 import orjson
+import yarl
 
 from referee.agents.base import CUT_OFF, Exchange, Turn, Usage, loggable
 from referee.agents.http import Transport, post_json
@@ -61,8 +61,8 @@ def token_count(provider: str, usage: object, name: str) -> int:
 
 def public_url(url: str) -> str:
     """A base URL fit for a log: no user, password, query or fragment (gateways put keys there)."""
-    parsed = httpx.URL(url)
-    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None)).rstrip("/")
+    parsed = yarl.URL(url)
+    return str(parsed.with_user(None).with_query(None).with_fragment(None)).rstrip("/")
 
 
 def read_arguments(raw: object) -> object:

@@ -1,4 +1,4 @@
-"""Loopback model providers for tests: real sockets on 127.0.0.1, real HTTP, real httpx.
+"""Loopback model providers for tests: real sockets on 127.0.0.1, real HTTP, the real client (aiohttp).
 
 `FakeProvider` speaks both wire formats (Chat Completions on ``/v1/chat/completions``,
 Messages on ``/v1/messages``). Its "model" is a job's scripted policy, named by the

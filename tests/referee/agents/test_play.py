@@ -1,7 +1,7 @@
 """Models through the adapters play exactly as the scripted agents they stand in for.
 
 A loopback server plays each job's oracle and springers as a "model" (see `fakes`);
-the bout goes through real httpx, the provider's wire format, the tool-schema
+the bout goes through real aiohttp, the provider's wire format, the tool-schema
 translation and the conversation, and must end with the scripted agent's verdict.
 """
 

@@ -130,7 +130,7 @@ def test_the_request_carries_the_providers_headers_and_url_credentials_as_basic_
         assert sent["content-type"] == "application/json" and sent["host"] == server.url.removeprefix("http://")
         assert server.paths[0] == "/v1/x?api-version=2"
         asyncio.run(go(server.url.replace("http://", "http://user:pw@") + "/v1/x", {"Authorization": "Bearer k"}))
-        assert server.headers[1]["authorization"] == "Basic dXNlcjpwdw=="  # as httpx sends URL credentials
+        assert server.headers[1]["authorization"] == "Basic dXNlcjpwdw=="  # URL credentials: Basic auth (RFC 7617)
 
 
 def test_a_key_http_cannot_carry_pauses_the_bout_with_a_clear_error_and_nothing_sent() -> None:

@@ -9,12 +9,13 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 from contextlib import closing
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import httpx
 import pytest
 
 from referee.bout.play import BoutSpec
@@ -232,6 +233,17 @@ def test_a_folder_that_is_not_a_dataset_and_an_empty_store_are_clear_errors(tmp_
         source.close()
 
 
+
+def _get(url: str) -> tuple[int, str]:
+    """A plain GET with the standard library: the status and the body as text."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as err:
+        err.close()
+        return err.code, ""
+
+
 def test_serve_answers_on_loopback_and_hides_the_build_manifest(demo_site: DemoSite) -> None:
     server = serve_site(demo_site.root, port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -239,10 +251,10 @@ def test_serve_answers_on_loopback_and_hides_the_build_manifest(demo_site: DemoS
     try:
         host, port = server.server_address[:2]
         assert host == "127.0.0.1"
-        index = httpx.get(f"http://127.0.0.1:{port}/index.html")
-        assert index.status_code == 200 and "Leaderboards" in index.text
-        assert httpx.get(f"http://127.0.0.1:{port}/static/site.css").status_code == 200
-        assert httpx.get(f"http://127.0.0.1:{port}/{MANIFEST}").status_code == 404
+        status, text = _get(f"http://127.0.0.1:{port}/index.html")
+        assert status == 200 and "Leaderboards" in text
+        assert _get(f"http://127.0.0.1:{port}/static/site.css")[0] == 200
+        assert _get(f"http://127.0.0.1:{port}/{MANIFEST}")[0] == 404
     finally:
         server.shutdown()
         server.server_close()
