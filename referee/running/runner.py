@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from catalog import CatalogError, load_catalog
 from referee.agents import PROVIDERS, AgentOptions, key_variable, needs_key, validate_agent
@@ -28,9 +29,24 @@ from referee.store.results import Store
 from sandboxes import JOBS, get_job
 
 __all__ = [
-    "RunProgress", "check_keys", "model_options", "parse_duration", "parse_seeds", "plan_bouts", "resume_bouts",
-    "run_bouts",
+    "PoolOptions", "RunProgress", "check_keys", "model_options", "parse_duration", "parse_seeds", "plan_bouts",
+    "resume_bouts", "run_bouts",
 ]
+
+
+class PoolOptions(TypedDict, total=False):
+    """How the pool plays what it is given, as `RunSettings` spells it (and defaults it):
+    the keywords `run_bouts` and `resume_bouts` share."""
+
+    concurrency: int
+    deadline: float | None
+    options: AgentOptions | None
+    on_paused: Callable[[Paused], None] | None
+    on_progress: Callable[[RunProgress], None] | None
+    on_failed: Callable[[str, str], None] | None
+    max_pauses: int
+    pause_delay: float
+    keep: bool
 
 _RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhd]?)$")
@@ -162,16 +178,8 @@ def run_bouts(
     on_done: Callable[[BoutRecord], None] | None = None,
     batch: int = 50,
     *,
-    concurrency: int = 1,
-    deadline: float | None = None,
     work_dir: Path | None = None,
-    options: AgentOptions | None = None,
-    on_paused: Callable[[Paused], None] | None = None,
-    on_progress: Callable[[RunProgress], None] | None = None,
-    on_failed: Callable[[str, str], None] | None = None,
-    max_pauses: int = 5,
-    pause_delay: float = 5.0,
-    keep: bool = True,
+    **pool: Unpack[PoolOptions],
 ) -> list[BoutRecord]:
     """Run bouts, ``concurrency`` at a time, storing them in batches; returns the finished ones
     (none when ``keep`` is False: records are then only streamed to ``on_done`` and the store,
@@ -184,10 +192,7 @@ def run_bouts(
     Retry-After or ``pause_delay`` doubling; a bout left paused goes to ``on_paused``
     and the store.
     """
-    settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options, batch=batch,
-                           concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
-                           pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
-                           on_progress=on_progress, on_failed=on_failed, keep=keep)
+    settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, batch=batch, on_done=on_done, **pool)
     return groupsync.run(BoutPool(key, settings).go(list(specs)))
 
 
@@ -198,28 +203,17 @@ def resume_bouts(
     out_dir: Path | None = None,
     on_done: Callable[[BoutRecord], None] | None = None,
     *,
-    concurrency: int = 1,
-    deadline: float | None = None,
-    options: AgentOptions | None = None,
-    on_paused: Callable[[Paused], None] | None = None,
-    on_progress: Callable[[RunProgress], None] | None = None,
-    on_failed: Callable[[str, str], None] | None = None,
-    max_pauses: int = 5,
-    pause_delay: float = 5.0,
     season: str | None = None,
     skip_reasons: frozenset[str] = frozenset(),
-    keep: bool = True,
+    **pool: Unpack[PoolOptions],
 ) -> list[BoutRecord]:
     """Carry on every unfinished bout: working logs in ``work_dir`` (paused, or left by a
     runner that died) and paused bouts the store holds; returns those that finished (none
     when ``keep`` is False, as for `run_bouts`).
     ``season``: only that season's; ``skip_reasons``: leave bouts paused for these reasons."""
-    settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, options=options,
-                           concurrency=concurrency, deadline=deadline, max_pauses=max_pauses,
-                           pause_delay=pause_delay, on_done=on_done, on_paused=on_paused,
-                           on_progress=on_progress, on_failed=on_failed, keep=keep)
+    settings = RunSettings(store=store, out_dir=out_dir, work_dir=work_dir, on_done=on_done, **pool)
     items = collect(work_dir, store, season, skip_reasons)
-    check_keys(items, options)
+    check_keys(items, settings.options)
     return groupsync.run(BoutPool(key, settings).go(items))
 
 

@@ -43,6 +43,7 @@ from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
 from referee.site.source import SiteRow, Source
+from referee.store.columns import COLUMNS
 from referee.untrusted import BOUT_ID, NAME, OutsideFolder, path_under, shown, write_under
 
 __all__ = ["MANIFEST", "BuildReport", "build_site", "environment"]
@@ -305,7 +306,7 @@ def _size(n: int) -> str:
 def _store_downloads(rows: list[SiteRow]) -> dict[str, bytes]:
     """Rows and citation files for a site built from a store (a published dataset brings its own)."""
     cat = load_catalog()
-    columns = list(SiteRow.__dataclass_fields__)
+    columns = list(COLUMNS)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)

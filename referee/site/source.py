@@ -21,51 +21,15 @@ from referee.errors import SiteError, UsageError
 from referee.log.keys import Period, load_periods
 from referee.log.signing import Keyring
 from referee.store.boards import DEFAULT_ATTEMPTS, Pending
+from referee.store.columns import COLUMNS, BoutColumns, light_row
 from referee.untrusted import BOUT_ID, path_under
 
 __all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource", "open_source"]
 
-@dataclass(slots=True)
-class SiteRow:
-    """One bout as the site lists it (a `referee.store.boards.RowLike`); trap lists ``;``-joined.
-
-    The columns of `referee.store.results.BoutRow` the site uses, by the same names, without the
-    envelope: a season's 100,000 rows are loaded at once, and a table model per row would
-    hold every signed log and validate every field. A published dataset's rows (which have
-    no envelope column) read into the same type.
-    """
-
-    bout_id: str
-    season: str
-    agent: str
-    job: str
-    variant: str
-    task_version: str
-    rules_version: str
-    seed: int
-    attempt: int
-    passed: bool
-    score_bp: int
-    traps_planted: str
-    traps_sprung: str
-    traps_avoided: str
-    turns: int
-    tool_calls: int
-    tokens: int
-    started_at: str
-    finished_at: str
-    log_sha256: str
-    key_id: str
-    cost_micro_usd: int | None
-    planned_attempts: int | None
-
-    def traps(self, which: str) -> list[str]:
-        """``planted``, ``sprung`` or ``avoided`` as a list of FA- IDs."""
-        return [t for t in getattr(self, f"traps_{which}").split(";") if t]
-
-
-_COLUMNS = tuple(SiteRow.__dataclass_fields__)
-"""The `referee.store.results.BoutRow` columns a `SiteRow` is read from, in its field order."""
+SiteRow = BoutColumns
+"""One bout as the site lists it: a light row (`referee.store.columns.light_row`), without the
+envelope: a season's 100,000 rows are loaded at once, and a table model per row would hold
+every signed log and validate every field. A published dataset's rows read into the same type."""
 
 
 @dataclass
@@ -115,12 +79,12 @@ class StoreSource(Source):
     def rows(self) -> list[SiteRow]:
         from referee.store.results import BoutRow
 
-        query = sa_select(*[getattr(BoutRow, c) for c in _COLUMNS])
+        query = sa_select(*[getattr(BoutRow, c) for c in COLUMNS])
         if self.season is not None:
             query = query.where(col(BoutRow.season) == self.season)
         query = query.order_by(BoutRow.season, BoutRow.finished_at, BoutRow.bout_id)
         with Session(self.store.engine) as session:
-            got = [SiteRow(*r) for r in session.execute(query)]
+            got = [light_row(*r) for r in session.execute(query)]
         if self.season is not None and not got:
             raise SiteError(f"no finished bouts in season {self.season!r}")
         return got
@@ -175,7 +139,7 @@ class DatasetSource(Source):
             for n, line in enumerate(fh, 1):
                 try:
                     d = json.loads(line)
-                    out.append(SiteRow(
+                    out.append(light_row(
                         bout_id=d["bout_id"], season=d["season"], agent=d["agent"], job=d["job"],
                         variant=d["variant"], task_version=d["task_version"], rules_version=d["rules_version"],
                         seed=int(d["seed"]), attempt=int(d["attempt"]), passed=bool(d["passed"]),
@@ -186,6 +150,7 @@ class DatasetSource(Source):
                         started_at=d["started_at"], finished_at=d["finished_at"], log_sha256=d["log_sha256"],
                         key_id=d["key_id"], cost_micro_usd=d.get("cost_micro_usd"),
                         planned_attempts=int(d.get("planned_attempts") or DEFAULT_ATTEMPTS),
+                        agent_name=d.get("agent_name") or None, agent_version=d.get("agent_version") or None,
                     ))
                 except (ValueError, KeyError, TypeError) as err:
                     raise SiteError(f"data/bouts.jsonl line {n} is not a bout row ({type(err).__name__}: {err})"

@@ -24,9 +24,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Protocol
 
 from catalog import load_catalog
+from referee.store.columns import BoutColumns
 
 __all__ = [
     "DEFAULT_ATTEMPTS", "CapsRow", "FailureRow", "LeaderRow", "Pending", "RowLike", "caps_board", "counted",
@@ -40,24 +40,9 @@ Z95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95% interval."""
 
 
-class RowLike(Protocol):
-    bout_id: str
-    season: str
-    agent: str
-    job: str
-    task_version: str
-    rules_version: str
-    seed: int
-    attempt: int
-    passed: bool
-    score_bp: int
-    traps_planted: str
-    traps_sprung: str
-    traps_avoided: str
-    finished_at: str
-    planned_attempts: int | None
-    tokens: int
-    cost_micro_usd: int | None
+RowLike = BoutColumns
+"""What the boards read of a row: the declared columns (`referee.store.columns`), whether a
+store's table row or a light row."""
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ loose files surviving.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from types import new_class
+from typing import TYPE_CHECKING, Any, get_args
 
 from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint, insert
 from sqlalchemy.engine import URL, make_url
@@ -19,6 +20,7 @@ from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delet
 
 from referee.bout.outcomes import BoutRecord, Paused
 from referee.errors import StoreError
+from referee.store.columns import BoutColumns, column_types, trap_ids
 from referee.store.schema import prepare, upgrade
 from referee.untrusted import storable
 
@@ -29,44 +31,45 @@ class StoreBase(SQLModel, registry=registry()):
     pass
 
 
-class BoutRow(StoreBase, table=True):
-    """One bout, as the dataset shows it. Trap lists are ``;``-joined sorted FA- IDs."""
+_OPTIONS: dict[str, Any] = {
+    "bout_id": Field(primary_key=True),
+    "season": Field(default="", index=True),
+    "agent": Field(index=True),
+    "seed": Field(sa_type=BigInteger),  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
+}
+"""The SQL a column needs beyond its type; a nullable column defaults to None."""
 
-    __tablename__ = "bout"
-    __table_args__ = (UniqueConstraint("log_sha256"),)
 
-    bout_id: str = Field(primary_key=True)
-    season: str = Field(default="", index=True)
-    agent: str = Field(index=True)
-    job: str
-    variant: str
-    task_version: str
-    rules_version: str
-    seed: int = Field(sa_type=BigInteger)  # seeds go to 2^53: PostgreSQL INTEGER stops at 2^31
-    attempt: int
-    passed: bool
-    score_bp: int
-    traps_planted: str
-    traps_sprung: str
-    traps_avoided: str
-    turns: int
-    tool_calls: int
-    tokens: int
-    started_at: str
-    finished_at: str
-    log_sha256: str
-    key_id: str
-    envelope: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    cost_micro_usd: int | None = None
-    planned_attempts: int | None = None
-    """The attempts its run or season planned per variant (ADR 0011); None: stored before plans were."""
-    agent_name: str | None = None
-    """What a user's own agent (python: or MCP) calls itself; None for the arena's agents."""
-    agent_version: str | None = None
+def _bout_table() -> type[StoreBase]:
+    """The ``bout`` table, made from the one declaration of its columns (`BoutColumns`) and the
+    signed envelope that only the store holds."""
+    types = column_types()
+    namespace: dict[str, Any] = {
+        "__module__": __name__, "__qualname__": "BoutRow", "__tablename__": "bout",
+        "__table_args__": (UniqueConstraint("log_sha256"),),
+        "__doc__": "One bout as the store keeps it: its columns (`BoutColumns`) and its signed log.",
+        "__annotations__": {**types, "envelope": bytes},
+        "envelope": Field(sa_column=Column(LargeBinary, nullable=False)),
+        "traps": trap_ids,
+    }
+    for name, kind in types.items():
+        if name in _OPTIONS:
+            namespace[name] = _OPTIONS[name]
+        elif type(None) in get_args(kind):
+            namespace[name] = None
+    return new_class("BoutRow", (StoreBase,), {"table": True}, lambda ns: ns.update(namespace))
+
+
+if TYPE_CHECKING:
+    class BoutRow(StoreBase, BoutColumns):  # what the type checker sees: the columns and the envelope
+        envelope: bytes
+else:
+    BoutRow = _bout_table()
+_new_row: Callable[..., BoutRow] = BoutRow
 
 
 def row_from_record(record: BoutRecord) -> BoutRow:
-    return BoutRow(**_bout_values(record))
+    return _new_row(**_bout_values(record))
 
 
 def _bout_values(record: BoutRecord) -> dict[str, Any]:
