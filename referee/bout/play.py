@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from catalog import Caps, RulesVersion, load_catalog
 from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive, key_variable, make_agent
@@ -45,8 +45,8 @@ from sandboxes.kit.tools import ToolOutcome
 from sandboxes.kit.world import World
 
 __all__ = [
-    "Bout", "BoutPaused", "BoutRecord", "BoutSpec", "LogSink", "Paused", "finish", "new_bout_id", "play_out",
-    "run_bout", "run_bout_async",
+    "Bout", "BoutOptions", "BoutPaused", "BoutRecord", "BoutSpec", "LogSink", "Paused", "finish", "new_bout_id",
+    "play_out", "run_bout", "run_bout_async",
 ]
 
 LogSink = Callable[[str], Callable[[int, bytes], None]]
@@ -153,51 +153,52 @@ async def _open(
     return bout
 
 
+class BoutOptions(TypedDict, total=False):
+    """Who plays a bout and where its files go: the keywords `run_bout` and `run_bout_async` share.
+
+    ``agent`` (default: made from the spec's agent with ``options``); ``out_dir`` receives
+    ``<bout_id>.bout.json``, the signed envelope; ``work_dir`` keeps a JSON Lines working log
+    while the bout runs (synced per turn for non-scripted agents); ``now`` stamps the log
+    (`utc_now`)."""
+
+    agent: Agent | ModelAgent | Driver | None
+    options: AgentOptions | None
+    out_dir: Path | None
+    work_dir: Path | None
+    now: Callable[[], str]
+
+
 async def run_bout_async(
     spec: BoutSpec,
     key: ArenaKey,
     *,
-    agent: Agent | ModelAgent | Driver | None = None,
-    options: AgentOptions | None = None,
-    out_dir: Path | None = None,
-    work_dir: Path | None = None,
-    now: Callable[[], str] = utc_now,
     deadline: float | None = None,
     keep_work_log: bool = False,
     bout_id: str | None = None,
     sink: LogSink | None = None,
+    **how: Unpack[BoutOptions],
 ) -> BoutRecord | Paused:
-    """Run, judge and sign one bout, or pause it.
+    """Run, judge and sign one bout, or pause it (``how``: see `BoutOptions`).
 
-    ``work_dir`` keeps a JSON Lines working log while the bout runs (synced per turn
-    for non-scripted agents); ``out_dir`` receives ``<bout_id>.bout.json``, the signed
-    envelope. ``deadline`` is a `time.monotonic` instant after which the bout pauses.
+    ``deadline`` is a `time.monotonic` instant after which the bout pauses.
     ``keep_work_log`` leaves the finished bout's working log for the caller to discard
     once the bout is stored. ``bout_id`` names it (a queue that may run it again after a
     crash keeps one id per planned bout); ``sink`` gives, per bout id, where each logged
     line also goes as it is written (a shared store).
     """
-    bout = await _open(spec, key, agent, options, work_dir, now, bout_id, sink)
-    return await play_out(bout, key, out_dir=out_dir, now=now, deadline=deadline, keep_work_log=keep_work_log)
+    now = how.get("now", utc_now)
+    bout = await _open(spec, key, how.get("agent"), how.get("options"), how.get("work_dir"), now, bout_id, sink)
+    return await play_out(bout, key, out_dir=how.get("out_dir"), now=now, deadline=deadline,
+                          keep_work_log=keep_work_log)
 
 
-def run_bout(
-    spec: BoutSpec,
-    key: ArenaKey,
-    *,
-    agent: Agent | ModelAgent | Driver | None = None,
-    options: AgentOptions | None = None,
-    out_dir: Path | None = None,
-    work_dir: Path | None = None,
-    now: Callable[[], str] = utc_now,
-) -> BoutRecord:
+def run_bout(spec: BoutSpec, key: ArenaKey, **how: Unpack[BoutOptions]) -> BoutRecord:
     """`run_bout_async` for callers without an event loop.
 
     Raises:
         BoutPaused: the bout could not finish now (a model agent's provider failed).
     """
-    outcome = asyncio.run(run_bout_async(spec, key, agent=agent, options=options, out_dir=out_dir,
-                                         work_dir=work_dir, now=now))
+    outcome = asyncio.run(run_bout_async(spec, key, **how))
     if isinstance(outcome, Paused):
         raise BoutPaused(outcome)
     return outcome
