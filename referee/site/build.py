@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from catalog import load_catalog
 from referee.canonical import sha256_hex, strict_loads
@@ -67,10 +68,17 @@ class BuildReport:
 
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("referee.site", "templates"), autoescape=select_autoescape(["j2", "html"]),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_visible,
                       auto_reload=False)  # templates are package data: compiled once, never re-read
     env.globals["fold"] = fold
     return env
+
+
+def _visible(value: Any) -> Any:
+    """Every text a template prints, control characters escaped (autoescape covers HTML, not
+    an ESC or a bidirectional override from a provider's error); markup the site made itself
+    is left as it is."""
+    return shown(value, lines=True) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 class _Writer:

@@ -173,3 +173,17 @@ def _token_run(env: dict[str, str], db: str, reply: dict[str, object]) -> None:
                     "normal-1.0", "--seeds", "1", "--attempts", "1", "--db", db)
     assert got.returncode == 4, (got.returncode, got.stdout, got.stderr)  # paused with its reason, not exit 3
     assert "tokens must be a whole number from 0 to 10000000" in got.stdout, got.stdout
+
+
+def test_a_models_escape_sequences_reach_the_site_escaped(env: dict[str, str], tmp_path: Path) -> None:
+    reply = openai_reply(None, 1, "m")
+    reply["choices"][0]["message"]["content"] = "done \x1b]0;PWNED\x07 \u202eevil"  # type: ignore[index]
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    with Canned([canned(200, reply)]).running() as server:
+        got = arena(env, "run", "--agent", "openai:m", "--base-url", server.url + "/v1", "--job", "refund", "--tier",
+                    "normal-1.0", "--seeds", "1", "--attempts", "1", "--db", db)
+    assert got.returncode == 0, got.stderr
+    assert arena(env, "site", "build", "--out", str(tmp_path / "site"), "--db", db).returncode == 0
+    pages = {p: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
+    assert not [p for p, html in pages.items() if ESC in html or "\u202e" in html]
+    assert any("\\x1b]0;PWNED\\x07 \\u202eevil" in html for html in pages.values())
