@@ -187,3 +187,27 @@ def test_a_models_escape_sequences_reach_the_site_escaped(env: dict[str, str], t
     pages = {p: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
     assert not [p for p, html in pages.items() if ESC in html or "\u202e" in html]
     assert any("\\x1b]0;PWNED\\x07 \\u202eevil" in html for html in pages.values())
+
+
+@pytest.fixture
+def refusing_store(env: dict[str, str], pg_url: str) -> Iterator[str]:
+    """A PostgreSQL store that refuses one pause (a constraint, as a full disk or a new rule of the
+    database might): what any runner must survive, whatever the bytes the next bout brings."""
+    new = arena(env, "season", "new", "r", "--agent", "openai:m", "--job", "refund", "--tier", "normal-1.0",
+                "--seed-count", "1", "--attempts", "2", "--db", pg_url)
+    assert new.returncode == 0, new.stderr
+    _sql(pg_url, "ALTER TABLE paused_bout ADD CONSTRAINT refuse_one CHECK (detail NOT LIKE '%REFUSE-ME%')")
+    answers = [canned(400, {"error": {"message": "REFUSE-ME"}}), canned(400, {"error": {"message": "fine"}})]
+    with Canned(answers).running() as server:
+        env["OPENAI_BASE_URL"] = server.url + "/v1"
+        yield pg_url
+
+
+@pytest.mark.parametrize("runner", [("season", "run", "r"), ("worker", "--season", "r")], ids=["season-run", "worker"])
+def test_a_pause_the_store_refuses_is_that_bouts_failure_never_the_runners(
+        env: dict[str, str], refusing_store: str, runner: tuple[str, ...]) -> None:
+    got = arena(env, *runner, "--db", refusing_store)
+    assert "internal error" not in got.stderr, got.stderr
+    assert "1 paused" in got.stdout and "1 failed" in got.stdout, got.stdout
+    listed = arena(env, "paused", "list", "--db", refusing_store)
+    assert "fine" in listed.stdout and "1 paused bouts" in listed.stdout, listed.stdout
