@@ -211,3 +211,13 @@ def test_a_pause_the_store_refuses_is_that_bouts_failure_never_the_runners(
     assert "1 paused" in got.stdout and "1 failed" in got.stdout, got.stdout
     listed = arena(env, "paused", "list", "--db", refusing_store)
     assert "fine" in listed.stdout and "1 paused bouts" in listed.stdout, listed.stdout
+
+
+def test_the_board_shows_a_name_from_the_store_as_text(env: dict[str, str], tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    _one_bout(env, db)
+    _sql(db, "UPDATE bout SET agent = :a", a="[link=http://evil.example]x\x1b]0;PWNED\x07[/link]")
+    board = arena(env, "board", "--db", db)
+    assert board.returncode == 0, board.stderr
+    _no_raw_controls(board.stdout)
+    assert "[link=" in board.stdout  # its name, not rich markup
