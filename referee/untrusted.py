@@ -64,8 +64,10 @@ class Grammar:
 
 BOUT_ID = Grammar("bout id", r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}", "letters, digits, - and _, at most 100")
 """The arena makes ``b-`` and 16 hex digits; a test or an older store may hold other plain ids."""
-NAME = Grammar("name", r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}", "letters, digits and ._:/@+-, at most 200")
-"""Season and agent names (an agent spec is ``openai:gpt-4o-mini``, ``python:pkg.mod:factory``)."""
+NAME = Grammar("name", r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,254}", "letters, digits and ._:/@+-, at most 255")
+"""Season and agent names and rules versions (an agent spec is ``openai:gpt-4o-mini``,
+``python:pkg.mod:factory``, ``mcp:client:agent``; the longest the arena takes, ``openai:`` and 200
+characters of model, fits)."""
 TRAP_ID = Grammar("trap id", r"FA-[A-Z]{3}-[0-9]{3}", "FA-XXX-NNN")
 JOB_SLUG = Grammar("job slug", r"[a-z0-9][a-z0-9_-]{0,63}", "lowercase letters, digits, - and _")
 

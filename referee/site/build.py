@@ -44,7 +44,7 @@ from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
 from referee.site.source import SiteRow, Source
-from referee.untrusted import BOUT_ID, NAME, OutsideFolder, path_under, shown, write_under
+from referee.untrusted import BOUT_ID, JOB_SLUG, NAME, TRAP_ID, OutsideFolder, path_under, shown, write_under
 
 __all__ = ["MANIFEST", "BuildReport", "build_site", "environment"]
 
@@ -376,10 +376,12 @@ def _check_names(rows: list[SiteRow]) -> None:
     agent could write, or a dataset anyone could publish, names no file of its own choosing.
 
     Raises:
-        SiteError: a row's bout id, agent, season or rules version is not one.
+        SiteError: a row's bout id, agent, season, rules version, job or trap id is not one.
     """
     for r in rows:
-        for grammar, value in ((BOUT_ID, r.bout_id), (NAME, r.agent), (NAME, r.rules_version)):
+        traps = [(TRAP_ID, t) for which in ("planted", "sprung", "avoided") for t in r.traps(which)]
+        for grammar, value in ((BOUT_ID, r.bout_id), (NAME, r.agent), (NAME, r.rules_version), (JOB_SLUG, r.job),
+                               *traps):
             if not grammar.ok(value):
                 raise SiteError(f"a bout row holds a {grammar.what} no arena writes: {shown(repr(value), 120)} "
                                 f"(bout {shown(repr(r.bout_id), 40)}); refused, nothing written")

@@ -221,3 +221,12 @@ def test_the_board_shows_a_name_from_the_store_as_text(env: dict[str, str], tmp_
     assert board.returncode == 0, board.stderr
     _no_raw_controls(board.stdout)
     assert "[link=" in board.stdout  # its name, not rich markup
+
+
+def test_a_trap_id_from_the_store_names_no_page_of_its_own(env: dict[str, str], tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    _one_bout(env, db)
+    _sql(db, "UPDATE bout SET traps_sprung = :t, traps_planted = :t", t="FA-PAY-001;x/../../PWNED")
+    site = arena(env, "site", "build", "--out", str(tmp_path / "site"), "--db", db)
+    assert site.returncode == 2 and "trap id no arena writes" in site.stderr, site.stderr
+    assert _outside(tmp_path) == []
