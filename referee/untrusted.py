@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -144,9 +143,9 @@ def write_under(folder: Path, name: str, data: bytes, *, sync: bool = False) -> 
     """
     path = path_under(folder, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=".tmp")
+    tmp = path.with_name(f".{path.name[:80]}.{os.getpid()}.tmp")  # one writer per process and file
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     try:
-        os.fchmod(fd, 0o644)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
