@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +63,10 @@ class Grammar:
 
 BOUT_ID = Grammar("bout id", r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}", "letters, digits, - and _, at most 100")
 """The arena makes ``b-`` and 16 hex digits; a test or an older store may hold other plain ids."""
-NAME = Grammar("name", r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}", "letters, digits and ._:/@+-, at most 200")
-"""Season and agent names (an agent spec is ``openai:gpt-4o-mini``, ``python:pkg.mod:factory``)."""
+NAME = Grammar("name", r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,254}", "letters, digits and ._:/@+-, at most 255")
+"""Season and agent names and rules versions (an agent spec is ``openai:gpt-4o-mini``,
+``python:pkg.mod:factory``, ``mcp:client:agent``; the longest the arena takes, ``openai:`` and 200
+characters of model, fits)."""
 TRAP_ID = Grammar("trap id", r"FA-[A-Z]{3}-[0-9]{3}", "FA-XXX-NNN")
 JOB_SLUG = Grammar("job slug", r"[a-z0-9][a-z0-9_-]{0,63}", "lowercase letters, digits, - and _")
 
@@ -142,9 +143,9 @@ def write_under(folder: Path, name: str, data: bytes, *, sync: bool = False) -> 
     """
     path = path_under(folder, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=".tmp")
+    tmp = path.with_name(f".{path.name[:80]}.{os.getpid()}.tmp")  # one writer per process and file
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     try:
-        os.fchmod(fd, 0o644)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]

@@ -10,8 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.store.boards import CapsRow, FailureRow, LeaderRow, pct
+from referee.untrusted import shown
 
 __all__ = ["caps_table", "failure_table", "leader_table"]
+
+
+def _cell(value: str) -> Text:
+    """A name from the store as a cell: control characters escaped, and a `Text`, so rich
+    reads no markup in it (an agent called ``[link=…]`` stays its name)."""
+    return Text(shown(value))
 
 
 def _ci(ci: tuple[float, float] | None) -> str:
@@ -27,7 +34,7 @@ def leader_table(rows: Sequence[LeaderRow]) -> Group:
         groups.setdefault((r.task_version, r.rules_version), []).append(r)
     tables: list[Table] = []
     for (tv, rv), members in groups.items():
-        table = Table(title=f"Leaderboard · {tv} · rules {rv} (rates over the planned attempts)",
+        table = Table(title=Text(f"Leaderboard · {shown(tv)} · rules {shown(rv)} (rates over the planned attempts)"),
                       box=box.SIMPLE_HEAD, title_justify="left")
         spent = any(r.tokens or r.cost_micro_usd is not None for r in members)
         for col in ("#", "agent", "k", "variants", "bouts", "missing", "extra", "pass@1 [95%]",
@@ -40,8 +47,8 @@ def leader_table(rows: Sequence[LeaderRow]) -> Group:
             missing = f"{r.missing} ({', '.join(held)})" if held else str(r.missing)
             score = "—" if r.mean_score_bp is None else f"{float(r.mean_score_bp):.0f}"
             traps = "—" if r.traps_per_bout is None else f"{float(r.traps_per_bout):.2f}"
-            table.add_row(str(r.rank), r.agent, str(r.attempts_planned), f"{r.complete}/{r.variants}", str(r.bouts),
-                          missing, str(r.extra), f"{pct(r.pass_at_1)}{_ci(r.pass_at_1_ci)}",
+            table.add_row(str(r.rank), _cell(r.agent), str(r.attempts_planned), f"{r.complete}/{r.variants}",
+                          str(r.bouts), missing, str(r.extra), f"{pct(r.pass_at_1)}{_ci(r.pass_at_1_ci)}",
                           f"{r.pass_hat_label} {pct(r.pass_hat_k)}{_ci(r.pass_hat_k_ci)}", pct(r.disagree), score,
                           traps, *((f"{r.tokens} ({r.tokens_per_passed or '—'})",
                                     f"{r.cost_usd} ({r.cost_usd_per_passed or '—'})" if r.cost_usd
@@ -65,7 +72,7 @@ def caps_table(rows: Sequence[CapsRow]) -> Table:
     for col in ("rules", "task version", "job", "turns", "tool calls"):
         table.add_column(col, justify="right" if col in ("turns", "tool calls") else "left")
     for c in rows:
-        table.add_row(c.rules_version, c.task_version, c.job, str(c.turns), str(c.tool_calls))
+        table.add_row(_cell(c.rules_version), _cell(c.task_version), _cell(c.job), str(c.turns), str(c.tool_calls))
     return table
 
 
@@ -74,6 +81,6 @@ def failure_table(rows: Sequence[FailureRow]) -> Table:
     for col in ("agent", "trap", "planted", "sprung", "avoided", "not reached", "rate"):
         table.add_column(col, justify="left" if col in ("agent", "trap") else "right")
     for r in rows:
-        table.add_row(r.agent, r.trap_id, str(r.planted), str(r.sprung), str(r.avoided),
+        table.add_row(_cell(r.agent), _cell(r.trap_id), str(r.planted), str(r.sprung), str(r.avoided),
                       str(r.not_reached), pct(r.rate))
     return table

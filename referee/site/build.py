@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from catalog import load_catalog
 from referee.canonical import sha256_hex, strict_loads
@@ -44,7 +45,7 @@ from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
 from referee.site.source import SiteRow, Source
 from referee.store.columns import COLUMNS
-from referee.untrusted import BOUT_ID, NAME, OutsideFolder, path_under, shown, write_under
+from referee.untrusted import BOUT_ID, JOB_SLUG, NAME, TRAP_ID, OutsideFolder, path_under, shown, write_under
 
 __all__ = ["MANIFEST", "BuildReport", "build_site", "environment"]
 
@@ -68,10 +69,17 @@ class BuildReport:
 
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("referee.site", "templates"), autoescape=select_autoescape(["j2", "html"]),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_visible,
                       auto_reload=False)  # templates are package data: compiled once, never re-read
     env.globals["fold"] = fold
     return env
+
+
+def _visible(value: Any) -> Any:
+    """Every text a template prints, control characters escaped (autoescape covers HTML, not
+    an ESC or a bidirectional override from a provider's error); markup the site made itself
+    is left as it is."""
+    return shown(value, lines=True) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 class _Writer:
@@ -369,10 +377,12 @@ def _check_names(rows: list[SiteRow]) -> None:
     agent could write, or a dataset anyone could publish, names no file of its own choosing.
 
     Raises:
-        SiteError: a row's bout id, agent, season or rules version is not one.
+        SiteError: a row's bout id, agent, season, rules version, job or trap id is not one.
     """
     for r in rows:
-        for grammar, value in ((BOUT_ID, r.bout_id), (NAME, r.agent), (NAME, r.rules_version)):
+        traps = [(TRAP_ID, t) for which in ("planted", "sprung", "avoided") for t in r.traps(which)]
+        for grammar, value in ((BOUT_ID, r.bout_id), (NAME, r.agent), (NAME, r.rules_version), (JOB_SLUG, r.job),
+                               *traps):
             if not grammar.ok(value):
                 raise SiteError(f"a bout row holds a {grammar.what} no arena writes: {shown(repr(value), 120)} "
                                 f"(bout {shown(repr(r.bout_id), 40)}); refused, nothing written")

@@ -173,3 +173,60 @@ def _token_run(env: dict[str, str], db: str, reply: dict[str, object]) -> None:
                     "normal-1.0", "--seeds", "1", "--attempts", "1", "--db", db)
     assert got.returncode == 4, (got.returncode, got.stdout, got.stderr)  # paused with its reason, not exit 3
     assert "tokens must be a whole number from 0 to 10000000" in got.stdout, got.stdout
+
+
+def test_a_models_escape_sequences_reach_the_site_escaped(env: dict[str, str], tmp_path: Path) -> None:
+    reply = openai_reply(None, 1, "m")
+    reply["choices"][0]["message"]["content"] = "done \x1b]0;PWNED\x07 \u202eevil"  # type: ignore[index]
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    with Canned([canned(200, reply)]).running() as server:
+        got = arena(env, "run", "--agent", "openai:m", "--base-url", server.url + "/v1", "--job", "refund", "--tier",
+                    "normal-1.0", "--seeds", "1", "--attempts", "1", "--db", db)
+    assert got.returncode == 0, got.stderr
+    assert arena(env, "site", "build", "--out", str(tmp_path / "site"), "--db", db).returncode == 0
+    pages = {p: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
+    assert not [p for p, html in pages.items() if ESC in html or "\u202e" in html]
+    assert any("\\x1b]0;PWNED\\x07 \\u202eevil" in html for html in pages.values())
+
+
+@pytest.fixture
+def refusing_store(env: dict[str, str], pg_url: str) -> Iterator[str]:
+    """A PostgreSQL store that refuses one pause (a constraint, as a full disk or a new rule of the
+    database might): what any runner must survive, whatever the bytes the next bout brings."""
+    new = arena(env, "season", "new", "r", "--agent", "openai:m", "--job", "refund", "--tier", "normal-1.0",
+                "--seed-count", "1", "--attempts", "2", "--db", pg_url)
+    assert new.returncode == 0, new.stderr
+    _sql(pg_url, "ALTER TABLE paused_bout ADD CONSTRAINT refuse_one CHECK (detail NOT LIKE '%REFUSE-ME%')")
+    answers = [canned(400, {"error": {"message": "REFUSE-ME"}}), canned(400, {"error": {"message": "fine"}})]
+    with Canned(answers).running() as server:
+        env["OPENAI_BASE_URL"] = server.url + "/v1"
+        yield pg_url
+
+
+@pytest.mark.parametrize("runner", [("season", "run", "r"), ("worker", "--season", "r")], ids=["season-run", "worker"])
+def test_a_pause_the_store_refuses_is_that_bouts_failure_never_the_runners(
+        env: dict[str, str], refusing_store: str, runner: tuple[str, ...]) -> None:
+    got = arena(env, *runner, "--db", refusing_store)
+    assert "internal error" not in got.stderr, got.stderr
+    assert "1 paused" in got.stdout and "1 failed" in got.stdout, got.stdout
+    listed = arena(env, "paused", "list", "--db", refusing_store)
+    assert "fine" in listed.stdout and "1 paused bouts" in listed.stdout, listed.stdout
+
+
+def test_the_board_shows_a_name_from_the_store_as_text(env: dict[str, str], tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    _one_bout(env, db)
+    _sql(db, "UPDATE bout SET agent = :a", a="[link=http://evil.example]x\x1b]0;PWNED\x07[/link]")
+    board = arena(env, "board", "--db", db)
+    assert board.returncode == 0, board.stderr
+    _no_raw_controls(board.stdout)
+    assert "[link=" in board.stdout  # its name, not rich markup
+
+
+def test_a_trap_id_from_the_store_names_no_page_of_its_own(env: dict[str, str], tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    _one_bout(env, db)
+    _sql(db, "UPDATE bout SET traps_sprung = :t, traps_planted = :t", t="FA-PAY-001;x/../../PWNED")
+    site = arena(env, "site", "build", "--out", str(tmp_path / "site"), "--db", db)
+    assert site.returncode == 2 and "trap id no arena writes" in site.stderr, site.stderr
+    assert _outside(tmp_path) == []
