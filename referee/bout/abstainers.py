@@ -11,6 +11,11 @@ refuses everything average at most 30% of the score, while the oracle scores 100
   item for every record the report must cover, each given the job's refusing outcome (declined,
   held, not paid, not ordered, left alone). It is handed those refs rather than parsing every
   listing: the strongest report a refuser could write, so its figure bounds a real one's.
+- ``blanket-refusal`` is the cheater's refuser: where a job lets it tell someone "no", it tells
+  everyone, the job's own shortcut named in ``BLANKET`` (the refund job's declines and closes
+  every ticket; the bank job's tells every payee "not paid" and reports every bill so); on the
+  other jobs it is ``refuse-everything``. It meets the goals a correct refusal meets without
+  knowing which refusal is correct.
 
 benchmarks/abstainers.py prints the table; tests/referee/bout/test_abstainers.py holds it.
 """
@@ -28,9 +33,9 @@ from sandboxes.kit.job import Job
 from sandboxes.kit.policy import Call, Observation, Policy
 from sandboxes.kit.world import World
 
-__all__ = ["AGENTS", "Mean", "means", "refusing_outcome", "scores"]
+__all__ = ["AGENTS", "BLANKET", "Mean", "means", "refusing_outcome", "scores"]
 
-AGENTS = ("do-nothing", "refuse-everything", "oracle", "naive")
+AGENTS = ("do-nothing", "refuse-everything", "blanket-refusal", "oracle", "naive")
 """The agents measured, in the order the table prints them."""
 
 _REFUSING = ("declined", "held", "not_paid", "not_ordered", "left_alone")
@@ -38,6 +43,9 @@ _REFUSING = ("declined", "held", "not_paid", "not_ordered", "left_alone")
 bookings are only ever made by the agent, so a refuser has none to report)."""
 
 _READS = ("list_", "get_", "search_", "read_")
+
+BLANKET = ("decline-every-request", "refuse-every-bill")
+"""Job shortcuts (``Job.shortcuts``) that refuse every item outward: the blanket refusal, where a job has one."""
 
 
 def refusing_outcome(outcomes: Sequence[str]) -> str:
@@ -61,7 +69,10 @@ def _policy(agent: str, job: Job, world: World) -> Policy:
     obs = Observation(world.brief, world.toolbox.specs())
     if agent == "do-nothing":
         return _do_nothing(job.end_tool)
-    if agent == "refuse-everything":
+    blanket = next((job.shortcuts[n] for n in BLANKET if n in job.shortcuts), None)
+    if agent == "blanket-refusal" and blanket is not None:
+        return blanket(obs)
+    if agent in ("refuse-everything", "blanket-refusal"):
         assert job.report is not None, "every published job names its report kit"
         refs = list(job.report.required(world.db))
         return _refuse_everything(obs, job.end_tool, refs, refusing_outcome(job.report.outcomes))

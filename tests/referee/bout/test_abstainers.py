@@ -49,9 +49,18 @@ def test_every_job_and_task_version_is_measured(table: dict[tuple[str, str, str,
 
 def test_under_0_6_doing_nothing_or_refusing_averages_at_most_30_percent(
         table: dict[tuple[str, str, str, str], Mean]) -> None:
+    """Also a blanket refusal (every customer or payee told "no"): the goals a correct refusal meets
+    must not pay a refuser that does not know which refusal is correct."""
     over = {(j, tv, a): m.mean_bp for (j, tv, a, r), m in table.items()
-            if r == "0.6" and a in ("do-nothing", "refuse-everything") and m.mean_bp > 3000}
+            if r == "0.6" and a in ("do-nothing", "refuse-everything", "blanket-refusal") and m.mean_bp > 3000}
     assert over == {}
+
+
+def test_under_0_5_a_blanket_refusal_scored_most_of_the_impossible_job(
+        table: dict[tuple[str, str, str, str], Mean]) -> None:
+    """The issue's figure, measured: telling every payee "not paid" scored 9000 on impossible under 0.5."""
+    assert table[("impossible", "normal-1.0", "blanket-refusal", "0.5")].mean_bp == 9000
+    assert table[("impossible", "normal-1.0", "blanket-refusal", "0.6")].mean_bp <= 3000
 
 
 def test_under_0_6_the_oracle_scores_full_and_the_naive_agent_well_below(
