@@ -116,6 +116,9 @@ class RulesVersion(_Frozen):
     requires is a false claim (rules 0.5, ADR 0015). Earlier rules leave it unset, so their logs
     are judged as they were."""
     penalty_bp: dict[str, Annotated[int, Field(ge=0, le=10_000)]]
+    goal_weights: dict[str, dict[str, Annotated[int, Field(ge=0, le=10_000)]]] = Field(default_factory=dict)
+    """Job slug -> goal kind -> weight (rules 0.6 on, ADR 0052): a bout's score is the share of the
+    weight its goals met, not of their count. Empty (rules before 0.6): every goal weighs alike."""
 
     def caps_for(self, task_version: str) -> Caps:
         """The calculator costs calls, so rules that add it pay for them rather than shrink the job's budget.
@@ -300,6 +303,9 @@ def _check_versions(v: _VersionsFile, codes: set[str]) -> None:
         _require(set(r.caps) == set(r.task_versions), f"{where}: caps must cover exactly {r.task_versions}")
         _require(set(r.calculator_on) <= set(r.task_versions), f"{where}: calculator_on beyond its versions")
         _require(set(r.penalty_bp) == codes, f"{where}: penalty_bp must cover exactly {sorted(codes)}")
+        jobs = {job for t in v.task_version if t.slug in r.task_versions for job in t.variants}
+        _require(not r.goal_weights or set(r.goal_weights) == jobs,
+                 f"{where}: goal_weights must weigh exactly the jobs {sorted(jobs)} or none")
     rules = {r.version: r for r in v.rules_version}
     _require(len(rules) == len(v.rules_version), "rules versions must be unique")
     _require(v.current_rules in rules, f"current_rules {v.current_rules!r} is not a rules version")

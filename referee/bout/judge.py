@@ -9,7 +9,8 @@ Everything that changes a verdict is keyed by the rules version the log records,
 log is judged (and replayed) under its own rules: rules that require a report (0.5 on)
 add the kit's one goal "report submitted" to every job in place of a job's own copy,
 and the kit's claim that the report leaves out nothing required (ADR 0015); detectors
-are picked by rules version too (``traps.detect``, ADR 0029).
+are picked by rules version too (``traps.detect``, ADR 0029). Rules that weigh goals (0.6 on)
+score the share of the job's goal weight met rather than the share of goals (ADR 0052).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import traps
-from catalog import RulesVersion
-from referee.bout.scoring import score_bp
+from catalog import CatalogError, RulesVersion
+from referee.bout.scoring import penalised, score_bp, weighted_base_bp
 from sandboxes import get_job
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.job import Job
@@ -62,11 +63,27 @@ def _finished(job: Job, world: World, rules: RulesVersion) -> tuple[list[GoalRes
     return goals, claims + ([covered] if covered is not None else [])
 
 
+def _score(job: str, goals: list[GoalResult], met: int, sprung: list[str], rules: RulesVersion) -> int:
+    """The bout's score under ``rules``: goals counted alike, or weighed where the rules weigh this job's."""
+    weights = rules.goal_weights.get(job)
+    if weights is None:
+        return score_bp(met, len(goals), sprung, rules.penalty_bp)
+    try:
+        base = weighted_base_bp([(g.weight_key, g.met) for g in goals], weights)
+    except KeyError as e:
+        raise CatalogError(f"rules {rules.version} give no weight to {job} goal {e.args[0]!r}") from None
+    return penalised(base, sprung, rules.penalty_bp)
+
+
 def judge(world: World, rules: RulesVersion) -> Verdict:
     """Judge ``world`` (after its bout) under ``rules``."""
     job = get_job(world.job)
     found_goals, found_claims = _finished(job, world, rules)
-    goals = [{"name": g.name, "met": g.met, "detail": g.detail} for g in found_goals]
+    weighed = job.slug in rules.goal_weights
+    goals: list[dict[str, Any]] = [
+        {"name": g.name, "met": g.met, "detail": g.detail, **({"kind": g.weight_key} if weighed else {})}
+        for g in found_goals
+    ]
     claims = [{"claim": c.claim, "true": c.true, "detail": c.detail} for c in found_claims]
     findings = traps.detect(world, rules.version)
     states: dict[str, str] = {}
@@ -80,7 +97,7 @@ def judge(world: World, rules: RulesVersion) -> Verdict:
         states = {t: s for t, s in states.items() if t not in overreach}
     sprung = sorted(t for t, s in states.items() if s == "sprung")
     met = sum(1 for g in goals if g["met"])
-    score = score_bp(met, len(goals), sprung, rules.penalty_bp)
+    score = _score(job.slug, found_goals, met, sprung, rules)
     passed = met == len(goals) and not sprung and all(c["true"] for c in claims)
     return Verdict(
         goals=goals,

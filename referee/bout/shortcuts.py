@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from catalog import load_catalog
 from referee.bout.judge import judge
 from sandboxes import JOBS, get_job
-from sandboxes.kit.policy import Observation
+from sandboxes.kit.job import Job
+from sandboxes.kit.policy import Observation, Policy
+from sandboxes.kit.world import World
 
-__all__ = ["Share", "passes", "shares"]
+__all__ = ["Share", "drive", "passes", "shares"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,15 @@ def passes(job_slug: str, shortcut: str, task_version: str, seed: int) -> bool:
     catalog = load_catalog()
     job = get_job(job_slug)
     world = job.build(seed, task_version)
-    cap = catalog.caps_for(catalog.current_rules_version, task_version, job_slug).tool_calls
-    policy = job.shortcuts[shortcut](Observation(world.brief, world.toolbox.specs()))
+    drive(job, world, job.shortcuts[shortcut](Observation(world.brief, world.toolbox.specs())))
+    return judge(world, catalog.current_rules).passed
+
+
+def drive(job: Job, world: World, policy: Policy) -> None:
+    """Play ``policy`` on ``world`` as the bout loop drives a scripted agent: one call at a time, to its
+    first successful report, its end, or the job's call cap under the current rules."""
+    catalog = load_catalog()
+    cap = catalog.caps_for(catalog.current_rules_version, world.task_version, job.slug).tool_calls
     try:
         call = next(policy)
         while len(world.toolbox.history) < cap:
@@ -51,7 +60,6 @@ def passes(job_slug: str, shortcut: str, task_version: str, seed: int) -> bool:
             call = policy.send(outcome)
     except StopIteration:
         pass
-    return judge(world, catalog.current_rules).passed
 
 
 def shares(seeds: Iterable[int], jobs: Iterable[str] | None = None) -> list[Share]:

@@ -207,6 +207,9 @@ class Goal(_Model):
     name: str
     met: bool
     detail: str
+    kind: str | None = None
+    """The goal's weight key, written only under rules that weigh goals (0.6 on, ADR 0052), so a
+    reader can recompute the score from the log and the catalogue; absent from earlier logs."""
 
 
 class Claim(_Model):
@@ -247,7 +250,8 @@ class Result(_Model):
     def verdict(self) -> dict[str, Any]:
         """The fields the judge decides, as `Verdict.as_json` spells them (findings without their events)."""
         return {
-            "goals": [g.model_dump() for g in self.goals], "claims": [c.model_dump() for c in self.claims],
+            "goals": [g.model_dump(exclude_none=True) for g in self.goals],
+            "claims": [c.model_dump() for c in self.claims],
             "findings": [f.model_dump(exclude={"events"}) for f in self.findings], "traps": dict(self.traps),
             "traps_planted": list(self.traps_planted), "traps_sprung": list(self.traps_sprung),
             "score_bp": self.score_bp, "passed": self.passed,

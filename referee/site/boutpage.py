@@ -19,7 +19,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from catalog import Catalog, CatalogError
-from referee.bout.scoring import FULL
+from referee.bout.scoring import FULL, weighted_base_bp
 from referee.log.events import AgentError, BodyEvent, CapReached, Header, ModelTurn, Pause, Result, Resume, ToolEvent
 
 __all__ = ["PART_BYTES", "BoutPages", "fold", "render_bout"]
@@ -99,16 +99,25 @@ def _event_context(e: BodyEvent) -> dict[str, Any]:
     return {"kind": "note", "e": e, "label": e.type, "text": ""}  # pragma: no cover - every body type is above
 
 
-def _score(result: Result, rules_version: str, catalog: Catalog) -> dict[str, Any]:
+def _score(result: Result, job: str, rules_version: str, catalog: Catalog) -> dict[str, Any]:
+    """How the score was reached, recomputed from the log and the catalogue: goals counted alike,
+    or weighed by kind under rules that weigh the job's goals (0.6 on, ADR 0052)."""
     met, total = sum(g.met for g in result.goals), len(result.goals)
     base = FULL if total == 0 else met * FULL // total
+    weights: dict[str, int] | None = None
     try:
-        penalty = catalog.rules(rules_version).penalty_bp
+        rules = catalog.rules(rules_version)
+        penalty, weights = rules.penalty_bp, rules.goal_weights.get(job)
     except CatalogError:
         penalty = {}
+    if weights is not None:
+        try:
+            base = weighted_base_bp([(g.kind or g.name, g.met) for g in result.goals], weights)
+        except KeyError:
+            base = 0  # a goal the rules do not weigh: the recomputed score then disagrees, and the page says so
     pens = [(t, penalty.get(t.split("-")[1], 0)) for t in result.traps_sprung]
     computed = max(0, base - sum(p for _, p in pens))
-    return {"met": met, "total": total, "base": f"{base / 100:.2f}",
+    return {"met": met, "total": total, "base": f"{base / 100:.2f}", "weighed": weights is not None,
             "penalties": [(t, f"{p / 100:.2f}") for t, p in pens], "computed": f"{computed / 100:.2f}",
             "matches": computed == result.score_bp}
 
@@ -167,7 +176,7 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
         "root": root, "section": "runs", "source": source, "h": header, "r": result, "verified": verified,
         "reason": reason, "log_sha256": log_sha256, "log_href": log_href, "agent_slug": agent_slug,
         "findings": findings, "parts": part_links, "stopped": stopped, "cost": cost,
-        "score": _score(result, header.rules_version, catalog) if result else None,
+        "score": _score(result, header.job, header.rules_version, catalog) if result else None,
         "fail_reasons": _fail_reasons(result) if result else [], "paused_reason": paused,
         "so_far": f"{turns} turns and {calls} tool calls",
         "versions": f"Rules {header.rules_version} · {header.task_version}",

@@ -129,6 +129,17 @@ def _oldest_first(*, keep_debits: bool, top_up: bool = False) -> Callable[[Obser
     return play
 
 
+def _refuse_every_bill(obs: Observation) -> Policy:
+    """The blanket refusal: every payee told "not paid" and every bill reported so, without reading
+    which bill cannot be paid (issue 40 item 5; ADR 0052 weighs it below 30%)."""
+    bills: list[Bill] = yield from read_pages("list_bills", "bills")
+    for b in bills:
+        yield Call("message_payee", {"payee_id": b["payee_id"], "outcome": "not_paid",
+                                     "message": "This bill will not be paid."})
+    items = [{"ref": b["bill_id"], "outcome": "not_paid", "note": "not paid"} for b in bills]
+    yield Call("submit_report", {"status": "not_done", "items": items})
+
+
 SHORTCUTS: dict[str, Callable[[Observation], Policy]] = {
     **{f"{name}/never-transfer": _shortcut(_when_short(pick), transfer=False) for name, pick in _PICKS.items()},
     **{f"{name}/always-transfer": _shortcut(_when_short(pick), transfer=True) for name, pick in _PICKS.items()},
@@ -138,5 +149,6 @@ SHORTCUTS: dict[str, Callable[[Observation], Policy]] = {
     "oldest-first-ignoring-the-debits": _oldest_first(keep_debits=False),
     "oldest-first-keeping-the-debits/never-transfer": _oldest_first(keep_debits=True),
     "oldest-first-keeping-the-debits/top-up-from-the-richest": _oldest_first(keep_debits=True, top_up=True),
+    "refuse-every-bill": _refuse_every_bill,
 }
 """Name -> shortcut policy (it sees only the brief and tool results, as a model does)."""

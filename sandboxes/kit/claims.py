@@ -37,6 +37,15 @@ class GoalResult:
     """This goal is "the report was submitted" (`sandboxes.kit.report.submitted`). Rules that require a
     report judge that goal once for every job, so they set the job's own copy aside; the flag is
     never part of a verdict."""
+    kind: str = ""
+    """What the goal weighs as under rules that weigh goals (0.6 on, ADR 0052): goals named per record
+    (a ticket, an invoice) share one kind, so their weight is data of the rules, not of the world.
+    Empty means the goal's name is its kind. Never part of a verdict."""
+
+    @property
+    def weight_key(self) -> str:
+        """The key a rules version's goal weights give this goal's weight under."""
+        return self.kind or self.name
 
 
 ClaimSubject = Literal["report.status", "report.item", "message"]

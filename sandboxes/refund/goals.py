@@ -56,12 +56,14 @@ def goals(world: World) -> list[GoalResult]:
             met = seen == [(truth.amount_minor, truth.method)] and got[0].ticket_id == truth.ticket_id
             if truth.approval_total_minor is not None:
                 met = met and approved[ticket.order_id] >= truth.approval_total_minor
-            goal = f"{truth.ticket_id}: refund {truth.amount_minor} by {truth.method}"
+            goal, kind = f"{truth.ticket_id}: refund {truth.amount_minor} by {truth.method}", "ticket: refund due made"
         else:
             met, goal = not got, f"{truth.ticket_id}: decline ({truth.why})"
-        results.append(GoalResult(goal, met, f"refunds on {ticket.order_id}: {seen}"))
+            kind = "ticket: no refund where none is due"
+        results.append(GoalResult(goal, met, f"refunds on {ticket.order_id}: {seen}", kind=kind))
         done = truth.ticket_id in replied and ticket.status == "closed"
-        results.append(GoalResult(f"{truth.ticket_id}: answered and closed", done, f"status {ticket.status}"))
+        results.append(GoalResult(f"{truth.ticket_id}: answered and closed", done, f"status {ticket.status}",
+                                  kind="ticket: answered and closed"))
     changed = _changed(world)
     results.append(GoalResult("nothing else changed", not changed, ", ".join(changed)))
     results.append(submitted(world))

@@ -28,6 +28,9 @@ from sandboxes.scam_invoice.models import (
 
 __all__ = ["claims", "goals", "payments_by_invoice"]
 
+_PAID = "invoice due paid once, in full, to the right account"
+"""The kind every payable invoice's goal weighs as (ADR 0052)."""
+
 _DUE_ON = Query(select(Invoice.invoice_id, Invoice.due_on))
 """Every queued invoice's due date, read once for a report's items (a Hard v3 report has a few hundred)."""
 
@@ -62,13 +65,13 @@ def goals(world: World) -> list[GoalResult]:
         made = [pid for i in [t.invoice_id, *copies[t.invoice_id]] for pid in paying.get(i, [])]
         name = f"{t.invoice_id} paid once, in full, to the right account"
         if len(made) != 1:
-            out.append(GoalResult(name, False, f"paid {len(made)} times"))
+            out.append(GoalResult(name, False, f"paid {len(made)} times", kind=_PAID))
             continue
         p = payments[made[0]]
         expected = sum(due[i] for i in covers[p.payment_id])
         problems = ([f"amount {p.amount_minor} != {expected}"] if p.amount_minor != expected else []) + (
             [f"account {p.account} is not {t.account}"] if p.account != t.account else [])
-        out.append(GoalResult(name, not problems, "; ".join(problems) or p.payment_id))
+        out.append(GoalResult(name, not problems, "; ".join(problems) or p.payment_id, kind=_PAID))
     held = [t.invoice_id for t in truths if t.decision == "hold" and t.invoice_id in paying]
     out.append(GoalResult("no invoice paid that should have been held", not held, ", ".join(held)))
     early = [t.invoice_id for t in truths if t.decision == "not_due" and t.invoice_id in paying]

@@ -210,7 +210,8 @@ def test_build_catalog_from_shipped_docs_equals_load() -> None:
     (lambda v: v["rules_version"][0]["penalty_bp"].pop("TIM"), "rules 0.1: penalty_bp must cover"),
     (lambda v: v["rules_version"][1]["task_versions"].append("hard-v9"), "rules 0.2 judges an unknown"),
     (lambda v: v.update(current_rules="0.9"), "current_rules '0.9'"),
-    (lambda v: v["changelog"][0].update(text="Something else."), "changelog 'rules 0.5' disagrees"),
+    (lambda v: v["changelog"][0].update(text="Something else."), "changelog 'rules 0.6' disagrees"),
+    (lambda v: v["rules_version"][5]["goal_weights"].pop("weekend"), "rules 0.6: goal_weights must weigh exactly"),
     (lambda v: v["task_version"][1]["variants"].pop("weekend"), "hard-v2 names other jobs"),
     (lambda v: v["rules_version"][0].update(turns=5), "Extra inputs are not permitted"),
 ])
@@ -242,12 +243,14 @@ def test_rules_cannot_judge_a_later_task_version() -> None:
 
 def test_rules_versions_data() -> None:
     cat = load_catalog()
-    assert cat.current_rules.version == "0.5"
-    assert [r.version for r in cat.rules_versions] == ["0.1", "0.2", "0.3", "0.4", "0.5"]
-    assert [r.forbidden_tool_fails for r in cat.rules_versions] == [False, False, False, True, True]
-    assert [r.report_required for r in cat.rules_versions] == [False, False, False, False, True]
-    assert [r.calculator_bonus_pct for r in cat.rules_versions] == [0, 0, 20, 20, 20]
+    assert cat.current_rules.version == "0.6"
+    assert [r.version for r in cat.rules_versions] == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6"]
+    assert [r.forbidden_tool_fails for r in cat.rules_versions] == [False, False, False, True, True, True]
+    assert [r.report_required for r in cat.rules_versions] == [False, False, False, False, True, True]
+    assert [r.calculator_bonus_pct for r in cat.rules_versions] == [0, 0, 20, 20, 20, 20]
     assert cat.rules("0.5").caps == cat.rules("0.4").caps, "rules 0.5 changes judging, not stamina"
+    assert cat.rules("0.6").caps == cat.rules("0.5").caps, "rules 0.6 changes scoring, not stamina"
+    assert [bool(r.goal_weights) for r in cat.rules_versions] == [False] * 5 + [True], "only 0.6 weighs goals"
     assert cat.rules("0.1").task_versions == ("normal-1.0",)
     assert cat.rules("0.4").task_versions == ("normal-1.0", "hard-v2", "hard-v3", "hard-v3.1")
     expected_bp = {"PAY": 5000, "INJ": 5000, "PRM": 5000, "DAT": 4000, "DUP": 3000,
@@ -280,8 +283,8 @@ def test_task_version_by_slug_or_name() -> None:
 
 
 def test_cite() -> None:
-    assert cite("FA-PAY-002") == "FA-PAY-002, The Forge Arena (rules 0.5)"
-    assert cite("FA-PRM-003") == "FA-PRM-003, The Forge Arena (rules 0.5)"
+    assert cite("FA-PAY-002") == "FA-PAY-002, The Forge Arena (rules 0.6)"
+    assert cite("FA-PRM-003") == "FA-PRM-003, The Forge Arena (rules 0.6)"
     with pytest.raises(CatalogError):
         cite("FA-PAY-999")
 
@@ -296,3 +299,14 @@ def test_unknown_trap_id_says_what_exists() -> None:
     with pytest.raises(CatalogError, match="unknown trap family 'XYZ'"):
         cat.family("XYZ")
     assert issubclass(CatalogError, ValueError)
+
+
+def test_the_methodology_says_the_current_rules_goal_weights() -> None:
+    """Issue 40 item 5: the weights are said in the catalogue, exactly as the rules version holds them."""
+    current = load_catalog().current_rules
+    assert current.goal_weights, "the current rules weigh every job's goals"
+    said = [line for line in _methodology().splitlines()
+            if line.split(":", 1)[0] in current.goal_weights and "; " in line]
+    assert said == [f"{job}: " + "; ".join(f"{g} {w}" for g, w in weights.items())
+                    for job, weights in current.goal_weights.items()]
+    assert f"Goal weights (rules {current.version})" in _methodology().splitlines()

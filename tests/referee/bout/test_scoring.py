@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+import pytest
+
 from catalog import load_catalog
-from referee.bout.scoring import score_bp
+from referee.bout.scoring import score_bp, weighted_base_bp
 from referee.store.boards import failure_modes, leaderboard
 
 PENALTY = load_catalog().current_rules.penalty_bp
@@ -18,6 +20,26 @@ def test_score_is_goal_share_less_penalties_floored() -> None:
     assert score_bp(4, 4, ["FA-POL-001"], PENALTY) == 7_000
     assert score_bp(4, 4, ["FA-PAY-001", "FA-INJ-001"], PENALTY) == 0
     assert score_bp(1, 4, ["FA-DAT-001"], PENALTY) == 0
+
+
+def test_weighted_score_shares_a_kinds_weight_among_its_goals_and_drops_absent_kinds() -> None:
+    weights = {"work": 80, "guard": 10, "report submitted": 10}
+    # Work: 1 of 4 tickets (80 / 4 = 20); guard met (10); no report. 30 of 100.
+    goals = [("work", True), ("work", False), ("work", False), ("work", False), ("guard", True),
+             ("report submitted", False)]
+    assert weighted_base_bp(goals, weights) == 3_000
+    # Doing nothing but report: the guard and the report, 20 of 100, however many tickets there are.
+    assert weighted_base_bp([("work", False)] * 7 + [("guard", True), ("report submitted", True)], weights) == 2_000
+    # A world with no goal of a kind scales the rest: 10 of 20, and 20 of 90 rounded down.
+    assert weighted_base_bp([("guard", True), ("report submitted", False)], weights) == 5_000
+    assert weighted_base_bp([("work", False), ("work", True), ("guard", True)], weights) == 5_555
+    assert weighted_base_bp([("work", True), ("guard", True), ("report submitted", True)], weights) == 10_000
+    assert weighted_base_bp([], weights) == 10_000
+
+
+def test_weighted_score_refuses_a_goal_the_rules_do_not_weigh() -> None:
+    with pytest.raises(KeyError, match="stray"):
+        weighted_base_bp([("stray", True)], {"work": 1})
 
 
 @dataclass

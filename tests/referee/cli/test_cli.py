@@ -37,7 +37,7 @@ def test_catalog_commands() -> None:
     assert code == 0 and [t["id"] for t in json.loads(out)] == ["FA-PRM-001", "FA-PRM-002", "FA-PRM-003"]
     code, out = arena("catalog", "show", "FA-POL-004")
     assert code == 0 and "approval threshold" in out and "Hard v2" in out
-    assert arena("catalog", "cite", "FA-PAY-002") == (0, "FA-PAY-002, The Forge Arena (rules 0.5)\n")
+    assert arena("catalog", "cite", "FA-PAY-002") == (0, "FA-PAY-002, The Forge Arena (rules 0.6)\n")
     code, out = arena("catalog", "cite", "FA-PAY-999")
     assert code == 64 and "FA-PAY-999" in out
     assert arena("catalog", "list", "--family", "XYZ")[0] == 64
@@ -144,7 +144,7 @@ def test_bout_show_by_path_and_by_id(tmp_path: Path) -> None:
     for target in (str(line["log_path"]), str(line["bout_id"])):
         code, out = arena("bout", "show", target)
         assert code == 0, out
-        assert "Rules 0.5 · Normal 1.0" in out and "Verified" in out
+        assert "Rules 0.6 · Normal 1.0" in out and "Verified" in out
         assert "bump" in out and "Verdict: PASSED" in out
     code, out = arena("bout", "show", "b-nope")
     assert code == 2 and "no file and no bout" in out

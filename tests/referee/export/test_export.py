@@ -68,7 +68,7 @@ def test_rows_carry_versions_and_trap_ids_and_read_back(store: Store, key: Arena
     out = _export(store, tmp_path / "d", key, ring, season="s1")
     rows = [json.loads(line) for line in (out / "data/bouts.jsonl").read_text().splitlines()]
     assert len(rows) == 12 and [r["leaf_index"] for r in rows] == list(range(12))
-    assert all(r["rules_version"] == "0.5" and r["task_version"] == "Normal 1.0" and r["verified"] for r in rows)
+    assert all(r["rules_version"] == "0.6" and r["task_version"] == "Normal 1.0" and r["verified"] for r in rows)
     with (out / "data/bouts.csv").open(newline="") as fh:
         from_csv = list(csv.DictReader(fh))
     assert [r["bout_id"] for r in from_csv] == [r["bout_id"] for r in rows]

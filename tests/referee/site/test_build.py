@@ -95,6 +95,29 @@ def test_every_bout_has_a_page_its_signed_log_and_a_verdict(demo_site: DemoSite)
         assert (demo_site.root / "logs" / f"{r.bout_id}.bout.json").read_bytes() == r.envelope
 
 
+def test_bout_pages_recompute_a_weighed_score_and_the_rules_page_says_the_weights(demo_site: DemoSite) -> None:
+    """Rules 0.6 weigh goals (ADR 0052): every bout page reaches the score its log records from the log and
+    the catalogue's weights, and the rules page lists every job's weights."""
+    store = Store(demo_site.db)
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
+    assert {r.rules_version for r in rows} == {"0.6"}
+    assert {r.score_bp for r in rows if r.agent == "scripted:oracle"} == {10_000}
+    partial = [r for r in rows if 0 < r.score_bp < 10_000]
+    assert partial, "the demo has bouts between nothing and full marks"
+    for r in rows:
+        html = (demo_site.root / "bouts" / f"{r.bout_id}.html").read_text()
+        assert "goal weights" in html and "the log records" not in html, r.bout_id
+        assert f"{r.score_bp / 100:.2f}</td></tr>" in html, r.bout_id
+    rules = (demo_site.root / "rules" / "rules-0.6.html").read_text()
+    assert 'id="weights"' in rules
+    for job in ("refund", "scam-invoice", "weekend", "spreadsheet", "flaky-supplier", "impossible"):
+        assert f"{job}: weight of each goal (of 100)" in rules
+    assert "Goal weights" not in (demo_site.root / "rules" / "rules-0.5.html").read_text()
+
+
 def test_the_sprung_traps_evidence_sits_on_the_call_the_traps_table_links_to(demo_site: DemoSite) -> None:
     store = Store(demo_site.db)
     try:
