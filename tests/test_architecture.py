@@ -97,7 +97,7 @@ REFEREE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("store",),                     # rows, schema, home, boards
     ("running",),                   # many bouts on one machine: pool, runner, resume
     ("seasons",),                   # plans, the shared queue, workers
-    ("export", "site", "mcp"),      # what publishes or serves results; peers, never each other
+    ("export", "site", "mcp", "inspect_ai_tasks"),      # what publishes or serves results; peers, never each other
     ("console",),                   # what the operator's commands do
     ("cli",),                       # parses arguments and calls the console
 )
