@@ -104,7 +104,7 @@ class InspectBout:
         return await self._agent.until_asked(self._task)
 
     async def _keep(self, play: Any) -> BoutRecord | Paused | None:
-        """Play the bout to its end and store it (finished or paused); a fault is this bout's, never the eval's."""
+        """Play the bout to its end and store it; a fault is this bout's, never the eval's."""
         try:
             outcome: BoutRecord | Paused | None = await play
         except Exception as err:
@@ -114,7 +114,7 @@ class InspectBout:
             self.store.add([outcome])
             if outcome.work_log is not None:
                 outcome.work_log.discard()
-        elif isinstance(outcome, Paused):
-            self.store.pause([outcome])
+        elif isinstance(outcome, Paused):  # not stored as paused: no runner can play an Inspect model (ADR 0055)
+            self.failure = f"paused ({outcome.reason}); its working log is in {self.work_dir}"
         self.outcome = outcome
         return outcome

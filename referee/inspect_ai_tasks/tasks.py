@@ -13,6 +13,7 @@ import secrets
 from typing import Any
 
 from inspect_ai import Epochs, Task
+from inspect_ai._util.registry import is_registry_object, registry_unqualified_name
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ModelUsage
 from inspect_ai.model._model import sample_model_usage
@@ -71,6 +72,11 @@ def variants(job: str, tier: str | None, seeds: str | None, samples: int) -> lis
         for i, seed in enumerate(chosen)]
 
 
+def _inspect_version() -> str:
+    from importlib.metadata import version
+    return version("inspect-ai")
+
+
 def _usage_now() -> Usage:
     total = ModelUsage()
     for used in sample_model_usage().values():
@@ -109,6 +115,7 @@ def _tool(bout: InspectBout, spec: dict[str, Any], counter: _Counter) -> ToolDef
 def play_bout(agent: Solver | None = None) -> Solver:
     """Play the sample's variant as a refereed bout; ``agent`` (default Inspect's tool loop) plays it."""
     player = agent or tool_loop(tool_calls="loop")
+    solver_name = registry_unqualified_name(player) if is_registry_object(player) else type(player).__name__
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
@@ -118,7 +125,8 @@ def play_bout(agent: Solver | None = None) -> Solver:
         model = str(state.model)
         spec = BoutSpec(f"{AGENT_PREFIX}{model}", meta["job"], meta["task_version"], int(meta["seed"]),
                         state.epoch, meta["rules_version"])
-        bout = InspectBout(spec, key, store, work, {"name": "inspect_ai", "version": model})
+        info = {"name": f"inspect_ai:{solver_name}", "version": _inspect_version()}  # the model is in the agent
+        bout = InspectBout(spec, key, store, work, info)
         counter = _Counter()
         try:
             observation = await bout.start()

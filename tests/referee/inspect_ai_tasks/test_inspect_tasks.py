@@ -24,8 +24,10 @@ from catalog import load_catalog
 from referee.bout.outcomes import BoutSpec
 from referee.bout.play import run_bout
 from referee.cli import app
-from referee.inspect_ai_tasks.tasks import pass_at_1, pass_hat_k
+from referee.errors import UsageError
+from referee.inspect_ai_tasks.tasks import pass_at_1, pass_hat_k, variants
 from referee.log.signing import ArenaKey, Keyring, open_envelope
+from referee.running.runner import MAX_SEED
 from referee.store.results import Store
 from sandboxes import JOBS
 
@@ -85,6 +87,7 @@ def test_every_job_played_through_inspect_is_the_same_refereed_bout_as_arena_run
         envelope = _stored(arena_home, meta["bout_id"])
         events = _events(envelope, home_ring)
         header, result = events[0]["data"], events[-1]["data"]
+        assert header["agent"] == f"inspect:{MODEL}" and header["agent_info"]["name"] == "inspect_ai:generate"
         o_header, o_result = oracle[0]["data"], oracle[-1]["data"]
         for k in ("world_digest", "tools_digest", "brief_digest", "caps", "seed"):
             assert header[k] == o_header[k], (job, k)
@@ -137,3 +140,12 @@ def test_pass_at_1_is_the_mean_and_pass_hat_k_counts_variants_that_passed_every_
     at_1, hat_k = pass_at_1(), pass_hat_k()
     assert at_1(_scores(1.0, 0.5, 0.0)) == pytest.approx(0.5)  # type: ignore[arg-type]
     assert hat_k(_scores(1.0, 0.5, 0.0)) == pytest.approx(1 / 3)  # type: ignore[arg-type]
+
+
+def test_bad_task_arguments_are_one_clear_error_and_unseeded_variants_draw_their_seeds() -> None:
+    for tier, seeds in (("no-such-tier", None), (TIER, "5-x")):
+        with pytest.raises(UsageError):
+            variants("refund", tier, seeds, 1)
+    drawn = [s.metadata["seed"] for s in variants("refund", TIER, None, 3)]  # type: ignore[index]
+    assert len(drawn) == 3 and all(0 <= s <= MAX_SEED for s in drawn) and len(set(drawn)) == 3
+    assert [s.metadata["seed"] for s in variants("refund", TIER, "4-6", 1)] == [4, 5, 6]  # type: ignore[index]
