@@ -10,6 +10,7 @@ Inspect never sends the model, and in nothing the model is sent.
 from __future__ import annotations
 
 import secrets
+from contextvars import ContextVar
 from typing import Any
 
 from inspect_ai import Epochs, Task
@@ -28,7 +29,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.solver import generate as tool_loop
-from inspect_ai.tool import ToolDef, ToolParams
+from inspect_ai.tool import Tool, ToolDef, ToolParams, ToolSource
 
 from catalog import load_catalog
 from referee.agents.base import Usage
@@ -40,12 +41,15 @@ from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
 from referee.store.results import Store
 from sandboxes import get_job
 
-__all__ = ["AGENT_PREFIX", "arena_task", "arena_verdict", "pass_at_1", "pass_hat_k", "play_bout", "variants", "verdict"]
+__all__ = ["AGENT_PREFIX", "arena_task", "arena_verdict", "bout_tools", "pass_at_1", "pass_hat_k", "play_bout",
+           "variants", "verdict"]
 
 AGENT_PREFIX = "inspect:"
 """Agents of bouts played through Inspect: ``inspect:<model>``."""
 
 _VERDICT = "arena_verdict"
+_TOOLS: ContextVar[tuple[Tool, ...]] = ContextVar("forge_arena_tools", default=())
+"""The running bout's tools, for an agent built before the bout (`bout_tools`)."""
 
 
 def variants(job: str, tier: str | None, seeds: str | None, samples: int) -> list[Sample]:
@@ -132,7 +136,8 @@ def play_bout(agent: Solver | None = None) -> Solver:
             observation = await bout.start()
             if observation is not None:
                 state.messages = [ChatMessageUser(content=observation.brief)]
-                state.tools = [_tool(bout, dict(t), counter) for t in observation.tools]
+                state.tools = [_tool(bout, dict(t), counter).as_tool() for t in observation.tools]
+                _TOOLS.set(tuple(state.tools))
                 try:
                     state = await player(state, generate)
                 finally:
@@ -145,6 +150,17 @@ def play_bout(agent: Solver | None = None) -> Solver:
         return state
 
     return solve
+
+
+class _BoutTools(ToolSource):
+    async def tools(self) -> list[Tool]:
+        return list(_TOOLS.get())
+
+
+def bout_tools() -> ToolSource:
+    """The running bout's tools, for an agent that takes its tools when it is built, such as
+    ``react(tools=[bout_tools()], submit=False)`` (the job's ``submit_report`` ends the bout)."""
+    return _BoutTools()
 
 
 def verdict(bout: InspectBout) -> dict[str, Any]:

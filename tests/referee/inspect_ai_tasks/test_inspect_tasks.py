@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.agent import as_solver, react
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
@@ -25,7 +26,7 @@ from referee.bout.outcomes import BoutSpec
 from referee.bout.play import run_bout
 from referee.cli import app
 from referee.errors import UsageError
-from referee.inspect_ai_tasks.tasks import pass_at_1, pass_hat_k, variants
+from referee.inspect_ai_tasks.tasks import arena_task, bout_tools, pass_at_1, pass_hat_k, variants
 from referee.log.signing import ArenaKey, Keyring, open_envelope
 from referee.running.runner import MAX_SEED
 from referee.store.results import Store
@@ -149,3 +150,16 @@ def test_bad_task_arguments_are_one_clear_error_and_unseeded_variants_draw_their
     drawn = [s.metadata["seed"] for s in variants("refund", TIER, None, 3)]  # type: ignore[index]
     assert len(drawn) == 3 and all(0 <= s <= MAX_SEED for s in drawn) and len(set(drawn)) == 3
     assert [s.metadata["seed"] for s in variants("refund", TIER, "4-6", 1)] == [4, 5, 6]  # type: ignore[index]
+
+
+def test_inspects_react_agent_plays_the_bout_with_the_bouts_tools(arena_home: Path, tmp_path: Path, key: ArenaKey,
+                                                                 ring: Keyring) -> None:
+    spec = BoutSpec("scripted:oracle", "refund", TIER, SEED, 1, load_catalog().current_rules.version)
+    oracle = _events(run_bout(spec, key).envelope, ring)
+    calls = [(e["data"]["name"], e["data"]["args"]) for e in oracle if e["type"] == "tool"]
+    agent = as_solver(react(tools=[bout_tools()], submit=False))
+    log = inspect_eval(arena_task("refund", TIER, str(SEED), agent=agent), log_dir=str(tmp_path), display="none",
+                       model=get_model(MODEL, custom_outputs=_outputs(calls)))[0]
+    meta = log.samples[0].scores["arena_verdict"].metadata or {}  # type: ignore[index]
+    result = _events(_stored(arena_home, meta["bout_id"]), Keyring.from_paths([arena_home / "keys"]))[-1]["data"]
+    assert result["passed"] and result["end_state_digest"] == oracle[-1]["data"]["end_state_digest"]
