@@ -97,7 +97,7 @@ REFEREE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("store",),                     # rows, schema, home, boards
     ("running",),                   # many bouts on one machine: pool, runner, resume
     ("seasons",),                   # plans, the shared queue, workers
-    ("export", "site", "mcp"),      # what publishes or serves results; peers, never each other
+    ("export", "site", "mcp", "inspect_ai_tasks"),      # what publishes or serves results; peers, never each other
     ("console",),                   # what the operator's commands do
     ("cli",),                       # parses arguments and calls the console
 )
@@ -163,6 +163,26 @@ def test_the_layer_check_catches_what_it_forbids() -> None:
     assert _layer_breaks("from referee.cli import bouts\n", "referee.cli") == set()
     assert _layer_breaks("from referee.cli.options import x\n", "referee.cli.bouts") == set()
     assert _layer_breaks("from referee.errors import ArenaError\n", "referee.agents.base") == set()
+
+
+def _imports_inspect(source: str) -> bool:
+    """Whether ``source`` imports ``inspect_ai`` (an optional extra) in any form."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "inspect_ai" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "inspect_ai":
+            return True
+    return False
+
+
+def test_only_the_inspect_room_imports_inspect_ai() -> None:
+    """The default install never needs the ``inspect`` extra (ADR 0055)."""
+    room = ROOT / "referee" / "inspect_ai_tasks"
+    for path in (p for pkg in PACKAGES for p in _modules(pkg)):
+        if room not in path.parents:
+            assert not _imports_inspect(path.read_text()), f"{path.relative_to(ROOT)} imports inspect_ai"
+    assert _imports_inspect("from inspect_ai.tool import ToolDef\n") and _imports_inspect("import inspect_ai\n")
+    assert not _imports_inspect("import inspect\nfrom referee import inspect_ai_tasks\n")
 
 
 def test_the_referee_names_no_job() -> None:

@@ -21,7 +21,6 @@ import contextlib
 import json
 import re
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,11 @@ from typing import Any
 from sqlmodel import Session as DbSession
 
 from catalog import CatalogError, load_catalog
-from referee.agents.base import Exchange, Turn
+from referee.agents.base import Turn
+from referee.agents.client import ClientAgent
 from referee.bout.outcomes import BoutRecord, BoutSpec, Paused
 from referee.bout.play import new_bout_id, run_bout_async
-from referee.errors import AgentGone, ArenaError
+from referee.errors import ArenaError
 from referee.log.chain import read_working_log
 from referee.log.signing import ArenaKey
 from referee.log.worklog import SUFFIX
@@ -41,7 +41,7 @@ from referee.running.resume import Unfinished, resume_bout_async
 from referee.running.runner import MAX_SEED
 from referee.store.results import PausedRow, Store
 from sandboxes import JOBS, UnknownJob, get_job
-from sandboxes.kit.policy import Call, Observation
+from sandboxes.kit.policy import Call
 from sandboxes.kit.tools import ToolOutcome
 
 __all__ = ["CLIENT_PREFIX", "DEFAULT_IDLE", "MANAGEMENT", "Arena", "ClientAgent", "ClientError", "LiveBout", "Reply",
@@ -64,61 +64,6 @@ def agent_spec(client: str, agent: str | None) -> str:
     def part(text: str) -> str:
         return _NAME_PART.sub("-", text).strip("-")[:80] or "client"
     return CLIENT_PREFIX + part(client) + (f":{part(agent)}" if agent else "")
-
-
-class ClientAgent:
-    """The agent of a bout played over MCP: each turn is the client's next tool call.
-
-    The bout loop awaits ``next_turn``; the session hands it a turn (`submit`) and waits
-    for the loop to ask again (its results) or to end. ``leave`` makes the waiting turn
-    raise `AgentGone`, which the loop turns into a ``disconnected`` pause.
-    """
-
-    params: dict[str, Any] | None = None
-
-    def __init__(self, name: str, info: dict[str, str], idle: float) -> None:
-        self.name = name
-        self._info = info
-        self._idle = idle
-        self.asks: asyncio.Queue[list[ToolOutcome]] = asyncio.Queue()
-        self._turns: asyncio.Queue[Turn | None] = asyncio.Queue()
-        self._gone = "the client disconnected"
-        self.observation: Observation | None = None
-        self.started = asyncio.Event()
-
-    async def open(self) -> dict[str, str]:
-        """The client's name and version, for the log header's ``agent_info``."""
-        return dict(self._info)
-
-    def start(self, observation: Observation) -> None:
-        self.observation = observation
-        self.started.set()
-
-    def restore(self, observation: Observation, history: Sequence[Exchange]) -> None:
-        """A resumed bout: the client is the agent and keeps its own memory; the session
-        sends it the calls so far (`Session.resume`)."""
-        self.start(observation)
-
-    async def next_turn(self, results: Sequence[ToolOutcome]) -> Turn:
-        self.asks.put_nowait(list(results))
-        try:
-            async with asyncio.timeout(self._idle):
-                turn = await self._turns.get()
-        except TimeoutError:
-            raise AgentGone(f"no call from the client for {self._idle:g}s") from None
-        if turn is None:
-            raise AgentGone(self._gone)
-        return turn
-
-    def submit(self, turn: Turn) -> None:
-        self._turns.put_nowait(turn)
-
-    def leave(self, why: str) -> None:
-        self._gone = why
-        self._turns.put_nowait(None)
-
-    async def aclose(self) -> None:
-        return None
 
 
 @dataclass
@@ -203,12 +148,7 @@ class LiveBout:
     async def until_asked(self) -> list[ToolOutcome] | None:
         """The loop's next request for a turn (the last turn's results), or None once the bout is over."""
         assert self.task is not None
-        getter = asyncio.ensure_future(self.agent.asks.get())
-        await asyncio.wait({getter, self.task}, return_when=asyncio.FIRST_COMPLETED)
-        if getter.done():
-            return getter.result()
-        getter.cancel()
-        return None
+        return await self.agent.until_asked(self.task)
 
 
 @dataclass
