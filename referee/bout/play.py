@@ -30,6 +30,7 @@ from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive
 from referee.agents.base import MAX_DEPTH, Turn, loggable, loggable_text
 from referee.agents.host import MAX_DETAIL
 from referee.agents.http import ProviderDown
+from referee.agents.sandbox import Sandbox, hide
 from referee.bout.judge import judge
 from referee.bout.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
 from referee.bout.replay import state_digest, world_digests
@@ -127,9 +128,15 @@ async def _open(
     }
     if driver.params is not None:
         header["model"] = loggable(driver.params)
+    if work_dir is not None:  # hidden from the agent's process before it starts (ADR 0050)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        hide(work_dir)
     info = await _introduce(driver)
     if info is not None:
         header["agent_info"] = {"name": sanitize_text(info["name"]), "version": sanitize_text(info["version"])}
+    walls = getattr(driver, "sandbox", None)
+    if isinstance(walls, Sandbox) and not walls.active:
+        header["unsandboxed"] = True
     sync_each = not spec.scripted
     work = None
     if work_dir is None:
