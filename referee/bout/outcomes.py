@@ -33,6 +33,8 @@ class BoutSpec:
     season: str = ""
     planned_attempts: int | None = None
     """How many attempts the season or run plans for this variant (None: not recorded; boards read 3)."""
+    practice: bool = False
+    """The player chose the seed (an MCP client may): recorded and verifiable, never ranked (ADR 0050)."""
 
     @property
     def scripted(self) -> bool:

@@ -122,6 +122,7 @@ async def _open(
         "rules_version": rules.version, "seed": spec.seed, "attempt": spec.attempt,
         "caps": {"turns": caps.turns, "tool_calls": caps.tool_calls},
         **({} if spec.planned_attempts is None else {"planned_attempts": spec.planned_attempts}),
+        **({"practice": True} if spec.practice else {}),
         "world_digest": world_digest, "tools_digest": tools_digest, "brief_digest": brief_digest,
         "brief": world.brief, "traps_planted": world.planted(), "key_id": key.key_id,
         "started_at": started_at,
