@@ -72,6 +72,8 @@ class BoutRecord:
     cost_micro_usd: int | None = None
     agent_name: str | None = None
     agent_version: str | None = None
+    unsandboxed: bool = False
+    """Its python: agent ran without bwrap, as its signed header says (ADR 0050)."""
     input_tokens: int = 0
     output_tokens: int = 0
     stopped: str = ""

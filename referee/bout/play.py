@@ -425,4 +425,5 @@ async def finish(
         key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
         agent_name=info.get("name"), agent_version=info.get("version"), input_tokens=bout.input_tokens,
         output_tokens=bout.output_tokens, stopped=stopped,
+        unsandboxed=bool(bout.writer.events[0]["data"].get("unsandboxed")),
     )

@@ -183,13 +183,16 @@ def board(
     season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    allow_unsandboxed: Annotated[list[str] | None, typer.Option(
+        "--allow-unsandboxed",
+        help="Rank this agent's bouts that ran without the sandbox (repeatable; ADR 0050).")] = None,
 ) -> None:
-    """The leaderboard and the failure-mode board."""
+    """The leaderboard and the failure-mode board (practice bouts never on it)."""
     from rich.console import Console
 
     from referee.console.publishing import board as boards
 
-    leaders, failures, data = boards(db, season)
+    leaders, failures, data = boards(db, season, tuple(allow_unsandboxed or ()))
     if as_json:
         _echo_json(data)
         return

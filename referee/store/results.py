@@ -62,6 +62,10 @@ class BoutRow(StoreBase, table=True):
     agent_name: str | None = None
     """What a user's own agent (python: or MCP) calls itself; None for the arena's agents."""
     agent_version: str | None = None
+    unsandboxed: bool | None = None
+    """True: a python: agent that ran without bwrap; kept off boards unless allowed (ADR 0050)."""
+    practice: bool | None = None
+    """True: a bout on a seed the player chose; never on a board (ADR 0050)."""
 
 
 def row_from_record(record: BoutRecord) -> BoutRow:
@@ -83,6 +87,7 @@ def _bout_values(record: BoutRecord) -> dict[str, Any]:
         "log_sha256": record.log_sha256, "key_id": record.key_id, "envelope": record.envelope,
         "cost_micro_usd": record.cost_micro_usd, "planned_attempts": record.spec.planned_attempts,
         "agent_name": record.agent_name, "agent_version": record.agent_version,
+        "unsandboxed": record.unsandboxed or None, "practice": record.spec.practice or None,
     }
 
 

@@ -83,6 +83,7 @@ def test_through_arena_run_the_spy_reaches_nothing_and_the_bout_plays(bwrap: Non
     assert report == "reached: nothing"
     assert "unsandboxed" not in header and str(header["seed"]) == SEED  # the seed was there to find
     _untouched_store(spied)
+    assert _board_agents() == {SPY}  # a sandboxed bout is ranked
 
 
 def test_through_season_run_the_spy_reaches_nothing_and_the_bout_plays(bwrap: None, spied: Path) -> None:
@@ -109,6 +110,20 @@ def test_without_bwrap_the_arena_warns_and_the_log_says_unsandboxed(
     header, report = _header_and_report(spied)
     assert header["unsandboxed"] is True and "UNSANDBOXED" in result.output
     assert "key" in report.split(": ")[1].split(",") and "store" in report
+    # Its row says so too, and the board leaves it out unless the operator names the agent.
+    store = Store(f"sqlite:///{spied / 'arena.db'}")
+    try:
+        assert [r.unsandboxed for r in store.rows()] == [True]
+    finally:
+        store.close()
+    assert _board_agents() == set()
+    assert _board_agents("--allow-unsandboxed", SPY) == {SPY}
+
+
+def _board_agents(*args: str) -> set[str]:
+    result = runner.invoke(app, ["board", "--json", *args])
+    assert result.exit_code == 0, result.output
+    return {r["agent"] for r in json.loads(result.stdout)["leaderboard"]}
 
 
 def test_ci_refuses_to_run_an_agent_unsandboxed(spied: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from referee.bout.replay import reproduce
+from referee.cli import app
 from referee.log.chain import parse_log
 from referee.log.signing import ArenaKey, Keyring, open_envelope
 from referee.mcp.bouts import Arena, Session, agent_spec
@@ -156,6 +158,10 @@ def test_a_bout_on_a_seed_the_client_chose_is_marked_practice_in_its_log(
         await session.call("submit_report", {"status": "done", "items": []})
         return str(started.payload["bout_id"])
 
-    header = _checked(arena, asyncio.run(main()), ring)[0]["data"]
+    bout_id = asyncio.run(main())
+    header = _checked(arena, bout_id, ring)[0]["data"]
     assert header["practice"] is True and header["seed"] == 7
+    assert arena.store.get(bout_id).practice is True  # type: ignore[union-attr]
     arena.store.close()
+    board = CliRunner().invoke(app, ["board", "--db", f"sqlite:///{tmp_path / 'arena.db'}", "--json"])
+    assert board.exit_code == 0 and json.loads(board.stdout)["leaderboard"] == [], board.output

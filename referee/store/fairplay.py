@@ -1,0 +1,27 @@
+"""Which stored bouts a board may rank (ADR 0050): never a practice bout (its player chose the
+seed), and an unsandboxed one (its agent could read the key and the store) only for an agent
+the operator named. Kept apart from the boards' arithmetic so every board filters alike."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from typing import Protocol, TypeVar
+
+__all__ = ["on_board"]
+
+
+class _Marked(Protocol):
+    @property
+    def agent(self) -> str: ...
+    @property
+    def unsandboxed(self) -> bool | None: ...
+    @property
+    def practice(self) -> bool | None: ...
+
+
+R = TypeVar("R", bound=_Marked)
+
+
+def on_board(rows: Iterable[R], allow_unsandboxed: Collection[str] = ()) -> list[R]:
+    """The rows a board ranks, in their order."""
+    return [r for r in rows if not r.practice and (not r.unsandboxed or r.agent in allow_unsandboxed)]
