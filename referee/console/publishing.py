@@ -161,12 +161,12 @@ def board(db: str | None, season: str | None,
     return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
 
 
-def export(db: str | None, out: Path, season: str | None) -> ExportResult:
+def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:
     key = ensure_key()
     ring = own_keyring(key)
     store = _store(db)
     try:
-        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season)
+        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season, allow_unsandboxed)
     finally:
         store.close()
 

@@ -126,6 +126,28 @@ def _board_agents(*args: str) -> set[str]:
     return {r["agent"] for r in json.loads(result.stdout)["leaderboard"]}
 
 
+def test_season_publish_leaves_unsandboxed_bouts_off_its_boards_unless_named(
+    spied: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_BWRAP", "")
+    monkeypatch.delenv("ARENA_REQUIRE_BWRAP", raising=False)
+    made = runner.invoke(app, ["season", "new", "s1", "--agent", f"{SPY},scripted:oracle", "--job", "toy",
+                               "--tier", "normal-1.0", "--seed-count", "1", "--attempts", "1"])
+    assert made.exit_code == 0, made.output
+    assert runner.invoke(app, ["season", "run", "s1"]).exit_code == 0
+
+    def published(*args: str) -> tuple[set[str], str]:
+        out = tmp_path / f"out{len(args)}"
+        result = runner.invoke(app, ["season", "publish", "s1", "--out", str(out), *args])
+        assert result.exit_code == 0, result.output
+        board = (out / "data" / "leaderboard.csv").read_text()
+        return {a for a in (SPY, "scripted:oracle") if a in board}, (out / "data" / "bouts.csv").read_text()
+
+    ranked, bouts = published()
+    assert ranked == {"scripted:oracle"} and SPY in bouts  # every row is still in the dataset
+    assert published("--allow-unsandboxed", SPY)[0] == {SPY, "scripted:oracle"}
+
+
 def test_ci_refuses_to_run_an_agent_unsandboxed(spied: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_BWRAP", "")
     monkeypatch.setenv("ARENA_REQUIRE_BWRAP", "1")
