@@ -34,7 +34,7 @@ from pathlib import Path
 
 from referee.errors import UsageError
 
-__all__ = ["Sandbox", "bwrap_path", "hidden_paths", "hide", "sandboxed"]
+__all__ = ["Sandbox", "bwrap_path", "hidden_paths", "hide", "sandboxed", "sqlite_file", "store_files"]
 
 _HIDDEN: set[Path] = set()
 _KEY_FILE_VARIABLE = "FORGE_ARENA_SIGNING_KEY_FILE"
@@ -46,7 +46,13 @@ def hide(path: Path | str) -> None:
     _HIDDEN.add(Path(path).resolve())
 
 
-def _sqlite_file(url: str) -> Path | None:
+def store_files(store: Path) -> list[Path]:
+    """An SQLite store and the files SQLite keeps beside it (its WAL, shared memory, journal)."""
+    return [store.with_name(store.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file an ``sqlite:///`` URL names (None for another database or memory)."""
     prefix = "sqlite:///"
     if not url.startswith(prefix) or url[len(prefix):] in ("", ":memory:"):
         return None
@@ -64,9 +70,9 @@ def hidden_paths(env: Mapping[str, str] | None = None) -> list[Path]:
     found.add(Path.home() / ".local" / "share" / "forge-arena")
     if env.get(_KEY_FILE_VARIABLE):
         found.add(Path(env[_KEY_FILE_VARIABLE]))
-    store = _sqlite_file(env.get("ARENA_DB_URL", ""))
+    store = sqlite_file(env.get("ARENA_DB_URL", ""))
     if store is not None:
-        found.update(store.with_name(store.name + suffix) for suffix in ("", "-wal", "-shm", "-journal"))
+        found.update(store_files(store))
     resolved = sorted({p.resolve() for p in found if p.exists()}, key=lambda p: (len(p.parts), str(p)))
     return [p for i, p in enumerate(resolved) if not any(p.is_relative_to(q) for q in resolved[:i])]
 

@@ -97,6 +97,26 @@ def test_through_season_run_the_spy_reaches_nothing_and_the_bout_plays(bwrap: No
     _untouched_store(spied)
 
 
+def test_a_store_named_by_db_outside_the_home_is_hidden_too(
+    bwrap: None, spied: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("SPY_HOME", str(elsewhere))
+    db = f"sqlite:///{elsewhere / 'arena.db'}"
+    result = runner.invoke(app, ["run", "--agent", SPY, "--job", "toy", "--tier", "normal-1.0", "--seeds", SEED,
+                                 "--attempts", "1", "--db", db])
+    assert result.exit_code == 0, result.output
+    store = Store(db)
+    try:
+        (row,) = store.rows()
+    finally:
+        store.close()
+    turns = [e for e in json.loads(open_envelope(row.envelope, Keyring.from_paths([spied / "keys" / "arena.pub"]))
+                                   .payload)["events"] if e["data"].get("turn") == 1]
+    assert turns[0]["data"]["text"] == "reached: nothing"
+
+
 def test_without_bwrap_the_arena_warns_and_the_log_says_unsandboxed(
     spied: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
