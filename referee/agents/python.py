@@ -28,6 +28,7 @@ from typing import Any
 
 from referee.agents.base import Exchange, Turn
 from referee.agents.host import bounded
+from referee.agents.sandbox import Sandbox
 from referee.canonical import canonical_bytes
 from referee.errors import AgentFailed, ResumeError, UnknownAgent
 from sandboxes.kit.policy import Call, Observation
@@ -84,11 +85,14 @@ def probe(spec: str, timeout: float = 60.0) -> dict[str, str]:
         UnknownAgent: the module does not import, the factory is missing or fails, or it hangs.
     """
     module, factory = split_spec(spec)
+    walls = Sandbox()
     try:
-        done = subprocess.run(_command(module, factory), input=b"", capture_output=True, timeout=timeout,
-                              env=_environment(), check=False)
+        done = subprocess.run(walls.command(_command(module, factory)), input=b"", capture_output=True,
+                              timeout=timeout, env=walls.environment(_environment()), check=False)
     except subprocess.TimeoutExpired:
         raise UnknownAgent(f"{spec}: loading the agent took more than {timeout:g}s") from None
+    finally:
+        walls.close()
     first = done.stdout.split(b"\n", 1)[0]
     try:
         answer = json.loads(first)
@@ -126,6 +130,7 @@ class PythonAgent:
         self._started = False
         self._last: Turn | None = None
         self._turns = 0
+        self.sandbox: Sandbox | None = None
 
     def __repr__(self) -> str:
         return f"<PythonAgent {self.name}>"
@@ -133,10 +138,12 @@ class PythonAgent:
     async def open(self) -> dict[str, str] | None:
         """Start the agent's process and learn its name and version (None if it failed to load;
         the failure is then the bout's first turn)."""
+        self.sandbox = walls = Sandbox()
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                *_command(self.module, self.factory), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_environment(), limit=MAX_LINE)
+                *walls.command(_command(self.module, self.factory)), stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                env=walls.environment(_environment()), limit=MAX_LINE)
             self._drain = asyncio.create_task(self._keep_stderr())
             ready = await self._answer("load")
             self.info = {"name": str(ready.get("name", ""))[:200], "version": str(ready.get("version", ""))[:200]}
@@ -265,6 +272,14 @@ class PythonAgent:
                 self._proc.kill()
 
     async def aclose(self) -> None:
+        """Stop the agent's process, then remove its scratch folder."""
+        try:
+            await self._stop()
+        finally:
+            if self.sandbox is not None:
+                self.sandbox.close()
+
+    async def _stop(self) -> None:
         proc = self._proc
         if proc is None:
             return

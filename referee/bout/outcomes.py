@@ -33,6 +33,8 @@ class BoutSpec:
     season: str = ""
     planned_attempts: int | None = None
     """How many attempts the season or run plans for this variant (None: not recorded; boards read 3)."""
+    practice: bool = False
+    """The player chose the seed (an MCP client may): recorded and verifiable, never ranked (ADR 0050)."""
 
     @property
     def scripted(self) -> bool:
@@ -70,6 +72,8 @@ class BoutRecord:
     cost_micro_usd: int | None = None
     agent_name: str | None = None
     agent_version: str | None = None
+    unsandboxed: bool = False
+    """Its python: agent ran without bwrap, as its signed header says (ADR 0050)."""
     input_tokens: int = 0
     output_tokens: int = 0
     stopped: str = ""

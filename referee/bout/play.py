@@ -30,6 +30,7 @@ from referee.agents import Agent, AgentOptions, Driver, ModelAgent, Price, drive
 from referee.agents.base import MAX_DEPTH, Turn, loggable, loggable_text
 from referee.agents.host import MAX_DETAIL
 from referee.agents.http import ProviderDown
+from referee.agents.sandbox import Sandbox, hide
 from referee.bout.judge import judge
 from referee.bout.outcomes import BoutPaused, BoutRecord, BoutSpec, Paused, PauseReason
 from referee.bout.replay import state_digest, world_digests
@@ -124,15 +125,22 @@ async def _open(
         "rules_version": rules.version, "seed": spec.seed, "attempt": spec.attempt,
         "caps": {"turns": caps.turns, "tool_calls": caps.tool_calls},
         **({} if spec.planned_attempts is None else {"planned_attempts": spec.planned_attempts}),
+        **({"practice": True} if spec.practice else {}),
         "world_digest": world_digest, "tools_digest": tools_digest, "brief_digest": brief_digest,
         "brief": world.brief, "traps_planted": world.planted(), "key_id": key.key_id,
         "started_at": started_at,
     }
     if driver.params is not None:
         header["model"] = loggable(driver.params)
+    if work_dir is not None:  # hidden from the agent's process before it starts (ADR 0050)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        hide(work_dir)
     info = await _introduce(driver)
     if info is not None:
         header["agent_info"] = {"name": sanitize_text(info["name"]), "version": sanitize_text(info["version"])}
+    walls = getattr(driver, "sandbox", None)
+    if isinstance(walls, Sandbox) and not walls.active:
+        header["unsandboxed"] = True
     sync_each = not spec.scripted
     work = None
     if work_dir is None:
@@ -421,4 +429,5 @@ async def finish(
         key_id=key.key_id, envelope=envelope, path=path, cost_micro_usd=cost, work_log=work,
         agent_name=info.get("name"), agent_version=info.get("version"), input_tokens=bout.input_tokens,
         output_tokens=bout.output_tokens, stopped=stopped, failure=bout.failure,
+        unsandboxed=bool(bout.writer.events[0]["data"].get("unsandboxed")),
     )

@@ -144,11 +144,15 @@ def season_status_cmd(name: str, db: DbOpt = None, as_json: JsonOpt = False) -> 
         say(", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
+AllowOpt = Annotated[list[str] | None, typer.Option(
+    "--allow-unsandboxed", help="Rank this agent's bouts that ran without the sandbox (repeatable; ADR 0050).")]
+
+
 @season_app.command("publish")
 def season_publish(name: str, out: Annotated[Path, typer.Option(help="An empty folder.")], db: DbOpt = None,
-                   as_json: JsonOpt = False) -> None:
-    """Export one season as a citable dataset."""
-    _export(db, out, name, as_json)
+                   as_json: JsonOpt = False, allow_unsandboxed: AllowOpt = None) -> None:
+    """Export one season as a citable dataset (its boards leave practice and unsandboxed bouts out)."""
+    _export(db, out, name, as_json, tuple(allow_unsandboxed or ()))
 
 
 def export_cmd(
@@ -161,14 +165,14 @@ def export_cmd(
     _export(db, out, season, as_json)
 
 
-def _export(db: str | None, out: Path, season: str | None, as_json: bool) -> None:
+def _export(db: str | None, out: Path, season: str | None, as_json: bool, allow: tuple[str, ...] = ()) -> None:
     from referee.console.publishing import export
     from referee.errors import ArenaError
     from referee.export import ExportError
     from referee.store.home import ensure_folder
 
     try:
-        result = export(db, ensure_folder(out, "--out"), season)
+        result = export(db, ensure_folder(out, "--out"), season, allow)
     except (ArenaError, ExportError) as err:
         _fail(err)
     if as_json:
@@ -184,13 +188,14 @@ def board(
     season: Annotated[str | None, typer.Option(help="Only this season.")] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    allow_unsandboxed: AllowOpt = None,
 ) -> None:
-    """The leaderboard and the failure-mode board."""
+    """The leaderboard and the failure-mode board (practice bouts never on it)."""
     from rich.console import Console
 
     from referee.console.publishing import board as boards
 
-    leaders, failures, data = boards(db, season)
+    leaders, failures, data = boards(db, season, tuple(allow_unsandboxed or ()))
     if as_json:
         _echo_json(data)
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from referee.seasons.season import (
 )
 from referee.seasons.worker import WorkerReport, WorkerSettings, run_worker
 from referee.store.boards import caps_board, failure_modes, leaderboard
+from referee.store.fairplay import on_board
 from referee.store.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
 from referee.store.results import Store
 
@@ -135,14 +136,16 @@ def status(db: str | None, name: str) -> dict[str, int]:
         store.close()
 
 
-def board(db: str | None, season: str | None) -> tuple[Any, Any, dict[str, Any]]:
+def board(db: str | None, season: str | None,
+          allow_unsandboxed: Collection[str] = ()) -> tuple[Any, Any, dict[str, Any]]:
     """Both boards as rich tables (the leaderboard with the caps per job under it), and as
-    JSON-ready data; every rate counts against the plan (ADR 0011)."""
+    JSON-ready data; every rate counts against the plan (ADR 0011). Practice bouts, and
+    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050)."""
     store = _store(db)
     try:
         if season is not None:
             season_status(store, season)  # an unknown season is an error, not an empty board
-        rows = store.rows(season)
+        rows = on_board(store.rows(season), allow_unsandboxed)
         pending = pending_attempts(store, season)
     finally:
         store.close()
@@ -158,12 +161,12 @@ def board(db: str | None, season: str | None) -> tuple[Any, Any, dict[str, Any]]
     return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
 
 
-def export(db: str | None, out: Path, season: str | None) -> ExportResult:
+def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:
     key = ensure_key()
     ring = own_keyring(key)
     store = _store(db)
     try:
-        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season)
+        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season, allow_unsandboxed)
     finally:
         store.close()
 

@@ -11,7 +11,7 @@ import binascii
 import json
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from referee.log.signing import ArenaKey, Keyring
 from referee.log.verify import verify_bytes
 from referee.seasons.season import Season, SeasonBout, pending_attempts
 from referee.store.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes, leaderboard
+from referee.store.fairplay import on_board
 from referee.store.results import Store
 from referee.untrusted import BOUT_ID, NAME, shown, write_under
 
@@ -187,8 +188,10 @@ def _check_names(rows: Sequence[Any]) -> None:
 
 
 def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, periods: dict[str, Period],
-                   season: str | None = None) -> ExportResult:
-    """Write the dataset for one season (or every bout) into the empty folder ``out``.
+                   season: str | None = None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:
+    """Write the dataset for one season (or every bout) into the empty folder ``out``. Every
+    row and log goes in; the boards leave out practice bouts, and unsandboxed ones of agents not
+    in ``allow_unsandboxed`` (ADR 0050).
 
     Raises:
         ExportError: nothing to export, or ``out`` is not empty.
@@ -217,7 +220,7 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files["data/bout_traps.csv"] = bout_traps_csv(rows)
     trap_columns = next(t for t in TABLES if t.name == "traps").names
     files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
-    stored = store.rows(season)
+    stored = on_board(store.rows(season), allow_unsandboxed)
     pending = pending_attempts(store, season)
     files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored, pending))
     files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))

@@ -123,8 +123,10 @@ class LiveBout:
     def status(self) -> dict[str, Any]:
         s = self.spec
         out: dict[str, Any] = {"bout_id": self.bout_id, "state": self.state, "agent": s.agent, "job": s.job,
-                               "task_version": s.task_version, "seed": s.seed, "attempt": s.attempt,
+                               "task_version": s.task_version, "attempt": s.attempt,
                                "turns": self.turns, "tool_calls": self.tool_calls}
+        if self.record is not None:  # the seed is secret until the bout ends (ADR 0050)
+            out["seed"] = s.seed
         if self.paused is not None:
             out["paused"] = {"reason": self.paused.reason, "detail": self.paused.detail}
         if self.failure is not None:
@@ -220,7 +222,8 @@ MANAGEMENT: dict[str, dict[str, Any]] = {
             "task_version": {"type": "string", "description": "A task version slug or name (default: the "
                              "job's first)."},
             "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
-                     "description": "The world's seed (default: drawn at random)."},
+                     "description": ("The world's seed (default: drawn at random and kept secret until the bout "
+                                     "ends). A seed you choose makes the bout practice: kept, never ranked.")},
             "attempt": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Attempt number."},
             "agent": {"type": "string", "description": "What you are (a model, a scaffold), for the boards."},
         }},
@@ -334,12 +337,13 @@ class Session:
         if tv.slug not in job.variants:
             raise ClientError(f"{job.slug} does not run under {tv.slug}; it runs under {', '.join(job.variants)}")
         seed = _arg(args, "seed", int)
+        practice = seed is not None  # a seed the player knows makes the bout practice (ADR 0050)
         seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
         attempt = _arg(args, "attempt", int, 1)
         if not 0 <= seed <= MAX_SEED or not 1 <= attempt <= 100:
             raise ClientError(f"seed is 0..{MAX_SEED} and attempt 1..100")
         name = agent_spec(self.client, _arg(args, "agent", str))
-        spec = BoutSpec(name, job.slug, tv.slug, seed, attempt, catalog.current_rules.version)
+        spec = BoutSpec(name, job.slug, tv.slug, seed, attempt, catalog.current_rules.version, practice=practice)
         agent = ClientAgent(name, {"name": self.client[:200], "version": self.version[:200]}, self.arena.idle)
         bout = LiveBout(new_bout_id(), spec, agent)
         play = run_bout_async(spec, self.arena.key, agent=agent, out_dir=self.arena.out_dir,
@@ -356,7 +360,8 @@ class Session:
             json.loads(line) for line in (item.log or b"").split(b"\n") if line]
         header = events[0]["data"]
         spec = BoutSpec(header["agent"], header["job"], header["task_version_slug"], header["seed"],
-                        header["attempt"], header["rules_version"], header["season"], header.get("planned_attempts"))
+                        header["attempt"], header["rules_version"], header["season"], header.get("planned_attempts"),
+                        bool(header.get("practice")))
         agent = ClientAgent(spec.agent, dict(header.get("agent_info") or {}), self.arena.idle)
         bout = LiveBout(bout_id, spec, agent)
         sink = bout.sink(bout_id)
@@ -377,7 +382,7 @@ class Session:
         if bout.state != "running":
             return Reply({**bout.status(), **extra}, error=bout.state == "failed", changed=False)
         tools = [t["name"] for t in bout.tools()]
-        return Reply({"bout_id": bout.bout_id, "brief": bout.brief, "tools": tools, "seed": bout.spec.seed,
+        return Reply({"bout_id": bout.bout_id, "brief": bout.brief, "tools": tools,
                       "task_version": bout.spec.task_version, "agent": bout.spec.agent,
                       "brief_resource": f"arena://bout/{bout.bout_id}/brief", **extra}, changed=True)
 

@@ -61,7 +61,7 @@ class Unfinished:
 def spec_of(h: Header) -> BoutSpec:
     """The spec a log's header records."""
     return BoutSpec(h.agent, h.job, h.task_version_slug, h.seed, h.attempt, h.rules_version, h.season,
-                    h.planned_attempts)
+                    h.planned_attempts, bool(h.practice))
 
 
 def _events(data: bytes) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from referee.site.paths import (
 )
 from referee.site.source import SiteRow
 from referee.store.boards import LeaderRow, Pending, counted, failure_modes, leaderboard
+from referee.store.fairplay import on_board
 
 __all__ = [
     "LIST_PAGE", "ROWS_CHUNK", "Context", "agent_pages", "all_pages", "board_pages", "catalogue_pages", "failure_pages",
@@ -56,12 +57,13 @@ class Context:
     dataset: bool
 
     def __post_init__(self) -> None:
-        self.counted = counted(self.rows, self.pending)
+        ranked = on_board(self.rows)  # practice and unsandboxed bouts keep their pages, not a rank
+        self.counted = counted(ranked, self.pending)
         self.boards: dict[Board, list[SiteRow]] = defaultdict(list)
-        for r in self.rows:
+        for r in ranked:
             self.boards[(r.task_version, r.rules_version)].append(r)
         self.board_keys = sorted(self.boards, key=self._board_order)
-        self.leaders = leaderboard(self.rows, self.pending)
+        self.leaders = leaderboard(ranked, self.pending)
         rvs = sorted({r.rules_version for r in self.rows})
         tvs = sorted({r.task_version for r in self.rows}, key=self._tv_order)
         self.versions = (f"Rules {', '.join(rvs) or self.catalog.current_rules_version} · "

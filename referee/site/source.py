@@ -151,6 +151,7 @@ class DatasetSource(Source):
                         key_id=d["key_id"], cost_micro_usd=d.get("cost_micro_usd"),
                         planned_attempts=int(d.get("planned_attempts") or DEFAULT_ATTEMPTS),
                         agent_name=d.get("agent_name") or None, agent_version=d.get("agent_version") or None,
+                        unsandboxed=d.get("unsandboxed"), practice=d.get("practice"),
                     ))
                 except (ValueError, KeyError, TypeError) as err:
                     raise SiteError(f"data/bouts.jsonl line {n} is not a bout row ({type(err).__name__}: {err})"

@@ -63,6 +63,10 @@ class BoutColumns(Protocol):
     agent_name: str | None
     """What a user's own agent (python: or MCP) calls itself; None for the arena's agents."""
     agent_version: str | None
+    unsandboxed: bool | None
+    """True: a python: agent that ran without bwrap; kept off boards unless allowed (ADR 0050)."""
+    practice: bool | None
+    """True: a bout on a seed the player chose; never on a board (ADR 0050)."""
 
     def traps(self, which: Traps) -> list[str]:
         """The ``planted``, ``sprung`` or ``avoided`` FA- IDs as a list."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from referee.agents.sandbox import hide, sqlite_file, store_files
 from referee.errors import UsageError
 from referee.log.signing import ArenaKey, Keyring, generate_keypair, load_signing_key
 
@@ -40,8 +41,12 @@ def keys_dir(home: Path | None = None) -> Path:
 
 
 def db_url(explicit: str | None = None, home: Path | None = None) -> str:
-    """``--db``, else ``$ARENA_DB_URL``, else an SQLite file in ARENA_HOME."""
+    """``--db``, else ``$ARENA_DB_URL``, else an SQLite file in ARENA_HOME. A named SQLite file
+    is hidden from every agent started after (ADR 0050), wherever it lives."""
     if explicit:
+        named = sqlite_file(explicit)
+        for path in store_files(named) if named is not None else ():
+            hide(path)
         return explicit
     if os.environ.get("ARENA_DB_URL"):
         return os.environ["ARENA_DB_URL"]

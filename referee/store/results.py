@@ -87,6 +87,7 @@ def _bout_values(record: BoutRecord) -> dict[str, Any]:
         "log_sha256": record.log_sha256, "key_id": record.key_id, "envelope": record.envelope,
         "cost_micro_usd": record.cost_micro_usd, "planned_attempts": record.spec.planned_attempts,
         "agent_name": _storable(record.agent_name), "agent_version": _storable(record.agent_version),
+        "unsandboxed": record.unsandboxed or None, "practice": record.spec.practice or None,
     }
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from referee.bout.replay import reproduce
+from referee.cli import app
 from referee.log.chain import parse_log
 from referee.log.signing import ArenaKey, Keyring, open_envelope
 from referee.mcp.bouts import Arena, Session, agent_spec
@@ -115,3 +117,51 @@ def test_an_agent_name_is_the_client_and_what_it_says_in_a_safe_alphabet() -> No
     assert agent_spec("claude-code", "opus 4.1 (thinking)") == "mcp:claude-code:opus-4.1-thinking"
     assert agent_spec("", None) == "mcp:client"
     assert len(agent_spec("x" * 500, "y" * 500)) == len("mcp:") + 80 + 1 + 80
+
+
+def _mentions(value: Any, seed: int) -> bool:
+    """Whether an answer names a seed or carries this one's digits anywhere."""
+    text = json.dumps(value)
+    return '"seed"' in text or str(seed) in text
+
+
+def test_no_answer_carries_an_arena_drawn_seed_until_the_verdict(key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
+    """ADR 0050: a client that knows its seed can build the world and run the oracle."""
+    arena = _arena(key, tmp_path)
+
+    async def main() -> tuple[str, list[Any], Any]:
+        session = Session(arena, "curious", "1")
+        started = await session.call("arena_start_bout", {"job": "toy"})
+        answers = [started.payload]
+        for name, args in [("arena_bout_status", {}), ("read_counter", {}), ("no_such_tool", {}),
+                           ("bump", {"amount": "x"}), ("arena_start_bout", {"job": "toy"}), ("bump", {"amount": 3})]:
+            answers.append((await session.call(name, args)).payload)
+        ended = await session.call("submit_report", {"status": "done", "items": []})
+        return str(started.payload["bout_id"]), answers, ended.payload
+
+    bout_id, answers, ended = asyncio.run(main())
+    header = _checked(arena, bout_id, ring)[0]["data"]
+    assert not any(_mentions(answer, header["seed"]) for answer in answers), answers
+    assert ended["bout"]["verdict"]["seed"] == header["seed"]  # the verdict carries it afterwards
+    assert "practice" not in header
+    arena.store.close()
+
+
+def test_a_bout_on_a_seed_the_client_chose_is_marked_practice_in_its_log(
+    key: ArenaKey, ring: Keyring, tmp_path: Path,
+) -> None:
+    arena = _arena(key, tmp_path)
+
+    async def main() -> str:
+        session = Session(arena, "practising", "1")
+        started = await session.call("arena_start_bout", {"job": "toy", "seed": 7})
+        await session.call("submit_report", {"status": "done", "items": []})
+        return str(started.payload["bout_id"])
+
+    bout_id = asyncio.run(main())
+    header = _checked(arena, bout_id, ring)[0]["data"]
+    assert header["practice"] is True and header["seed"] == 7
+    assert arena.store.get(bout_id).practice is True  # type: ignore[union-attr]
+    arena.store.close()
+    board = CliRunner().invoke(app, ["board", "--db", f"sqlite:///{tmp_path / 'arena.db'}", "--json"])
+    assert board.exit_code == 0 and json.loads(board.stdout)["leaderboard"] == [], board.output
