@@ -45,11 +45,13 @@ __all__ = [
     "PausedDiscard",
     "PausedEntry",
     "PausedLine",
+    "Reasons",
     "RulesEntry",
     "SeasonLine",
     "SeasonNew",
     "Shape",
     "SiteBuild",
+    "SprungTrap",
     "StoreUpgrade",
     "StreamLine",
     "TallyLine",
@@ -210,11 +212,31 @@ class Cost(Shape):
     priced: bool
 
 
+class SprungTrap(Shape):
+    trap_id: str
+    evidence: str
+    seq: int | None
+    call: int | None
+
+
+class Reasons(Shape):
+    """Why the bout came out as it did (`referee.bout.reasons`): ``passed`` None while paused."""
+
+    passed: bool | None
+    traps_sprung: list[SprungTrap]
+    goals_missed: list[str]
+    false_claims: list[str]
+    stopped: Literal["report", "cap", "agent_stopped", "agent_error", "paused"]
+    stopped_text: str
+
+
 class BoutShow(Shape):
-    """A finished bout (verified: header, result, cost, log digest) or a paused one (why, so far)."""
+    """A finished bout (verified: header, result, cost, log digest) or a paused one (why, so far);
+    either way ``reasons`` first: why it failed, or that it is not judged yet."""
 
     status: Literal["verified", "paused"]
     bout_id: str
+    reasons: Reasons
     log_sha256: str | None = None
     header: dict[str, Any] | None = None
     result: dict[str, Any] | None = None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pybase64
 
+from referee.bout.reasons import Reasons, reasons
 from referee.canonical import strict_loads
 from referee.errors import ArenaError, KeyFileError, LogCorrupt
 from referee.log.chain import BoutLog, parse_log, read_events
@@ -261,11 +262,13 @@ def bout_json(target: str, keys: list[Path] | None, db: str | None) -> dict[str,
     if isinstance(check, _PausedLog):
         return {"bout_id": check.bout_id, "status": "paused", "paused": {"reason": check.reason,
                                                                           "detail": check.detail},
+                "reasons": _paused_reasons(check).as_json(),
                 "event_counts": _counts(check.typed), "events": list(check.events)}
     assert check.log is not None
     log = check.log
     h, r = log.start.data, log.end.data
     return {"bout_id": h.bout_id, "status": "verified", "log_sha256": check.log_sha256,
+            "reasons": reasons(log.body, r).as_json(),
             "header": h.model_dump(mode="json"), "result": r.model_dump(mode="json"),
             "cost": cost_fields(log.usage.input_tokens, log.usage.output_tokens, r.cost_micro_usd),
             "event_counts": _counts(log.events), "events": list(log.events)}
@@ -322,12 +325,19 @@ def _body(events: Sequence[Event], full: bool) -> list[str]:
     return out
 
 
+def _paused_reasons(p: _PausedLog) -> Reasons:
+    """A paused bout's summary: the store's own reason and detail, whether or not its log so far
+    holds the pause event yet."""
+    return Reasons(None, (), (), (), "paused", f"paused: {p.reason.replace('_', ' ')}: {p.detail}")
+
+
 def _render_paused(p: _PausedLog, full: bool) -> str:
     first = p.typed[0]
     assert isinstance(first, HeaderEvent)  # read_events refuses a log whose first event is not its header
     turns = sum(isinstance(e, ModelTurn) for e in p.typed)
     calls = sum(isinstance(e, ToolEvent) for e in p.typed)
-    return "\n".join([*_head(first.data, f"PAUSED ({p.reason})"), *_body(p.typed[1:], full), "",
+    return "\n".join([*_paused_reasons(p).lines(), "", *_head(first.data, f"PAUSED ({p.reason})"),
+                      *_body(p.typed[1:], full), "",
                       f"Paused: {p.reason}: {p.detail}; so far {turns} turns, {calls} tool calls; not judged yet. "
                       "`arena resume` carries it on."])
 
@@ -335,7 +345,7 @@ def _render_paused(p: _PausedLog, full: bool) -> str:
 def _render_log(log: BoutLog, status: str, full: bool = False) -> str:
     """The bout as text, read from its typed events."""
     h, r = log.start.data, log.end.data
-    out = [*_head(h, status), *_body(log.body, full)]
+    out = [*reasons(log.body, r).lines(), "", *_head(h, status), *_body(log.body, full)]
     out += ["", "Traps:"]
     for f in r.findings:
         where = f" (events {', '.join(map(str, f.events))})" if f.events else ""

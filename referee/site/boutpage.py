@@ -19,6 +19,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from catalog import Catalog, CatalogError
+from referee.bout.reasons import reasons
 from referee.bout.scoring import FULL, weighted_base_bp
 from referee.log.events import AgentError, BodyEvent, CapReached, Header, ModelTurn, Pause, Result, Resume, ToolEvent
 
@@ -168,6 +169,9 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
         seqs = [s for s in item["events"] if s in where] or [call_seq[c] for c in item["calls"] if c in call_seq]
         item["links"] = [(label[s], f"{href(where[s])}#e{s}") for s in seqs]
     part_links = [(n, href(n)) for n in range(1, len(parts) + 1)]
+    why = reasons(body, result)
+    why_traps = [(t, None if t.seq is None or t.seq not in where else f"{href(where[t.seq])}#e{t.seq}")
+                 for t in why.traps]
     stopped = _STOPPED.get(result.stopped, result.stopped) if result else ""
     cost = "—" if result is None or result.cost_micro_usd is None else f"${result.cost_micro_usd / 1_000_000:.6f}"
     turns = sum(isinstance(e, ModelTurn) for e in body)
@@ -180,6 +184,7 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
         "fail_reasons": _fail_reasons(result) if result else [], "paused_reason": paused,
         "so_far": f"{turns} turns and {calls} tool calls",
         "versions": f"Rules {header.rules_version} · {header.task_version}",
+        "why": why, "why_traps": why_traps,
     }
     page_t = env.get_template("bout.html.j2")
     pages = {}

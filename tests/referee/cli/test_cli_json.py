@@ -73,6 +73,8 @@ def test_every_command_prints_its_documented_shape(tmp_path: Path, arena_home: P
     assert run("verify", str(tmp_path / "missing.bout.json"), code=2)["files"][0]["status"] == "undecided"
     shown = run("bout show", logs[0])
     assert shown["cost"] == {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "priced": False}
+    assert shown["reasons"] == {"passed": True, "traps_sprung": [], "goals_missed": [], "false_claims": [],
+                                "stopped": "report", "stopped_text": "the agent submitted its report"}
     assert run("resume")[-1] == {"record": "tally", "finished": 0, "passed": 0, "paused": 0, "failed": 0,
                                  "agent_errors": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": None,
                                  "exit_code": 0}

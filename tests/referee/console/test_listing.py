@@ -67,12 +67,18 @@ def test_bout_show_full_cuts_nothing_and_json_gives_every_event(arena_home: Path
     bout = str(next(r for r in ran if r["agent"] == "scripted:naive")["bout_id"])
     code, short = arena("bout", "show", bout)
     assert code == 0 and "…" in short
+    sprung = list(next(r for r in ran if r["bout_id"] == bout)["traps_sprung"])  # type: ignore[call-overload]
+    first = short.splitlines()[:1 + len(sprung)]  # why it failed comes first, a trap and its call a line
+    assert first[0].startswith("Why: FAILED; stopped: the agent submitted its report")
+    assert [line.split()[2] for line in first[1:]] == sprung and all(", call " in line for line in first[1:])
     code, full = arena("bout", "show", bout, "--full")
     assert code == 0 and "…" not in full and len(full) > len(short)
     assert max(len(line) for line in full.splitlines()) > 200
     code, out = arena("bout", "show", bout, "--json")
     doc = json.loads(out)
     assert code == 0 and doc["status"] == "verified" and doc["bout_id"] == bout
+    assert [t["trap_id"] for t in doc["reasons"]["traps_sprung"]] == sprung and doc["reasons"]["passed"] is False
+    assert all(isinstance(t["call"], int) and t["evidence"] for t in doc["reasons"]["traps_sprung"])
     assert doc["events"][0]["type"] == "bout.header" and doc["events"][-1]["type"] == "bout.result"
     store = Store(f"sqlite:///{arena_home / 'arena.db'}")
     try:
@@ -104,11 +110,13 @@ def test_a_paused_bout_is_listed_and_shown_as_paused_with_what_it_has_so_far(
     assert _listed("--passed") == [] and _listed("--agent", "scripted:oracle") == []
     code, out = arena("bout", "show", paused[0].bout_id)
     assert code == 0, out
+    assert out.startswith("Why: PAUSED (not judged yet); stopped: paused: key refused: ")
     assert "PAUSED (key_refused)" in out and "Rules 0.4 · Normal 1.0" in out and "not judged yet" in out
     assert out.count("] turn ") == 4 and KEY not in out
     code, out = arena("bout", "show", paused[0].bout_id, "--json")
     doc = json.loads(out)
     assert doc["status"] == "paused" and doc["paused"]["reason"] == "key_refused"
+    assert doc["reasons"]["passed"] is None and doc["reasons"]["stopped"] == "paused"
     assert doc["events"][0]["type"] == "bout.header" and all(e["type"] != "bout.result" for e in doc["events"])
     code, out = arena("bout", "list")
     assert code == 0 and "PAUSED (key_refused" in out

@@ -247,3 +247,63 @@ def test_main_pages_pass_axe_core_and_are_saved_as_screenshots(
             found[name] = axe.report(result["violations"])
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
     assert all((artefacts / f"{n}.png").stat().st_size > 5_000 for n in pages)
+
+
+_SCREENS = {"desktop": (1280, 800), "phone": (390, 844)}
+"""The widths the site must read at: a laptop, and a phone (CSS pixels)."""
+
+_OVERFLOW = """
+const w = document.documentElement.clientWidth;
+const out = [];
+for (const t of document.querySelectorAll('table')) {
+  const r = (t.closest('.scroll') || t).getBoundingClientRect();
+  if (r.right > w + 1 || r.left < -1) out.push(t.caption ? t.caption.textContent.trim() : t.outerHTML.slice(0, 80));
+}
+return {tables: out, page: document.documentElement.scrollWidth - w};
+"""
+
+
+@pytest.fixture
+def screens(driver: Any) -> Iterator[dict[str, tuple[int, int]]]:
+    """Each screen size in turn; the window is put back to the module's size after."""
+    yield _SCREENS
+    driver.set_window_size(1280, 1000)
+
+
+def test_a_failing_bout_page_says_why_in_its_first_screen_at_laptop_and_phone_width(
+        driver: Any, demo_site: DemoSite, artefacts: Path, screens: dict[str, tuple[int, int]]) -> None:
+    from selenium.webdriver.common.by import By
+
+    bout_id, trap = _sprung_bout(demo_site)
+    for name, (width, height) in screens.items():
+        driver.set_window_size(width, height)
+        driver.get((demo_site.root / "bouts" / f"{bout_id}.html").resolve().as_uri())
+        inner = driver.execute_script("return window.innerHeight")
+        why = driver.find_element(By.CSS_SELECTOR, "section.reasons")
+        assert why.find_element(By.TAG_NAME, "h2").text.lower().startswith("failed, score")
+        first = why.find_element(By.XPATH, f".//li[a[text()='{trap}']]")
+        call = first.find_element(By.XPATH, ".//a[starts-with(text(), 'call ')]")
+        bottom = first.location["y"] + first.size["height"]
+        assert first.is_displayed() and bottom <= inner, f"{name}: the first trap sprung ends at {bottom} of {inner}px"
+        driver.save_screenshot(str(artefacts / f"bout-why-{name}.png"))
+        call.click()
+        evidence = driver.find_element(By.ID, urlsplit(driver.current_url).fragment)
+        assert evidence.find_element(By.CSS_SELECTOR, f".evidence-note[data-trap='{trap}']").is_displayed()
+    print(f"screenshots in {artefacts}")
+
+
+def test_no_table_overflows_the_page_at_laptop_or_phone_width(
+        driver: Any, demo_site: DemoSite, artefacts: Path, screens: dict[str, tuple[int, int]]) -> None:
+    bout_id, _ = _sprung_bout(demo_site)
+    pages = {**MAIN_PAGES, "bout": f"bouts/{bout_id}.html"}
+    found = {}
+    for screen, (width, height) in screens.items():
+        driver.set_window_size(width, height)
+        for name, rel in pages.items():
+            driver.get((demo_site.root / rel).resolve().as_uri())
+            seen = driver.execute_script(_OVERFLOW)
+            if seen["tables"] or seen["page"] > 0:
+                found[f"{name} at {width}px"] = seen
+                driver.save_screenshot(str(artefacts / f"overflow-{name}-{screen}.png"))
+    print(f"screenshots in {artefacts}")
+    assert found == {}

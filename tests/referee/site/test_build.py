@@ -27,7 +27,7 @@ from referee.running.runner import run_bouts
 from referee.site import DatasetSource, StoreSource, build_site, serve_site
 from referee.site.build import MANIFEST
 from referee.store.home import keys_dir, own_keyring
-from referee.store.results import Store
+from referee.store.results import BoutRow, Store
 from tests.referee.site.conftest import DemoSite, build
 
 PAGE_LIMIT = 300_000
@@ -118,12 +118,17 @@ def test_bout_pages_recompute_a_weighed_score_and_the_rules_page_says_the_weight
     assert "Goal weights" not in (demo_site.root / "rules" / "rules-0.5.html").read_text()
 
 
-def test_the_sprung_traps_evidence_sits_on_the_call_the_traps_table_links_to(demo_site: DemoSite) -> None:
+def _sprung_row(demo_site: DemoSite) -> BoutRow:
+    """A Normal 1.0 bout of the demo store that sprang a trap."""
     store = Store(demo_site.db)
     try:
-        row = next(r for r in store.rows() if r.traps_sprung and r.task_version == "Normal 1.0")
+        return next(r for r in store.rows() if r.traps_sprung and r.task_version == "Normal 1.0")
     finally:
         store.close()
+
+
+def test_the_sprung_traps_evidence_sits_on_the_call_the_traps_table_links_to(demo_site: DemoSite) -> None:
+    row = _sprung_row(demo_site)
     page = demo_site.root / "bouts" / f"{row.bout_id}.html"
     html = page.read_text()
     trap = row.traps_sprung.split(";")[0]
@@ -133,6 +138,20 @@ def test_the_sprung_traps_evidence_sits_on_the_call_the_traps_table_links_to(dem
     target, anchor = link.group(1).split("#")
     call = re.search(rf'<li class="call evidence" id="{anchor}">(.*?)</li>', (page.parent / target).read_text(), re.S)
     assert call and f'data-trap="{trap}"' in call.group(1)
+
+
+def test_a_failing_bout_page_opens_with_why_linking_each_sprung_trap_to_its_call(demo_site: DemoSite) -> None:
+    row = _sprung_row(demo_site)
+    html = (demo_site.root / "bouts" / f"{row.bout_id}.html").read_text()
+    why = re.search(r'<section class="reasons" aria-labelledby="why">(.*?)</section>', html, re.S)
+    assert why and html.index('class="reasons"') < html.index('<dl class="facts">') < html.index('id="brief"')
+    for trap in row.traps_sprung.split(";"):
+        table = re.search(rf'<tr class="sprung"><td><a href="[^"]*">{trap}</a>.*?<a href="([^"]+)">call (\d+)</a>',
+                          html, re.S)
+        assert table, f"the traps table gives no call for {trap}"
+        call = f'(<a href="{table.group(1)}">call {table.group(2)}</a>)'
+        assert f"{trap}</a>: " in why.group(1) and call in why.group(1)
+    assert "Stopped: " in why.group(1)
 
 
 def test_the_verify_command_on_a_bout_page_works_in_the_sites_folder(demo_site: DemoSite) -> None:
