@@ -319,7 +319,8 @@ def _requeue(store: Store, name: str, states: Sequence[str], runner: str) -> Non
         now = db_now(session)
         held = {(p.agent, p.job, p.task_version, p.seed, p.attempt)
                 for p in session.exec(select(PausedRow).where(PausedRow.season == name))}
-        for entry in session.exec(select(SeasonBout).where(SeasonBout.season == name)):
+        # FOR UPDATE (PostgreSQL): a runner claiming one of these meanwhile is seen, not overwritten
+        for entry in session.exec(select(SeasonBout).where(SeasonBout.season == name).with_for_update()):
             if entry.state not in states or (
                     entry.worker != runner and not lease_void(entry.worker, entry.lease_until, now)):
                 continue
