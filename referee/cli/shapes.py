@@ -299,6 +299,9 @@ class LeaderJson(Shape):
     cost_usd: str | None
     cost_usd_per_passed_bout: str | None
     priced: bool
+    plan_pass_hat_k: str | None
+    plan_pass_at_1: str | None
+    plan_mean_score_bp: str | None
 
 
 class FailureJson(Shape):

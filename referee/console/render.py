@@ -28,7 +28,8 @@ def _ci(ci: tuple[float, float] | None) -> str:
 def leader_table(rows: Sequence[LeaderRow]) -> Group:
     """The leaderboard against the plan (ADR 0011), one table per task version and rules
     version: k planned attempts per variant, variants with every attempt in, attempts
-    missing (paused shown apart) and extra, each rate with its 95% Wilson interval."""
+    missing (paused shown apart) and extra, each rate with its 95% Wilson interval; ranked on
+    pass^k of the plan (a missing attempt is not passed; ADR 0051), shown first."""
     groups: dict[tuple[str, str], list[LeaderRow]] = {}
     for r in rows:
         groups.setdefault((r.task_version, r.rules_version), []).append(r)
@@ -37,7 +38,7 @@ def leader_table(rows: Sequence[LeaderRow]) -> Group:
         table = Table(title=Text(f"Leaderboard · {shown(tv)} · rules {shown(rv)} (rates over the planned attempts)"),
                       box=box.SIMPLE_HEAD, title_justify="left")
         spent = any(r.tokens or r.cost_micro_usd is not None for r in members)
-        for col in ("#", "agent", "k", "variants", "bouts", "missing", "extra", "pass@1 [95%]",
+        for col in ("#", "agent", "k", "of plan", "variants", "bouts", "missing", "extra", "pass@1 [95%]",
                     "pass^k [95%]", "disagree", "score (bp)", "traps", *(("tokens (/pass)", "cost $ (/pass)")
                                                                           if spent else ())):
             table.add_column(col, justify="left" if col == "agent" else "right", no_wrap=col != "agent",
@@ -47,14 +48,17 @@ def leader_table(rows: Sequence[LeaderRow]) -> Group:
             missing = f"{r.missing} ({', '.join(held)})" if held else str(r.missing)
             score = "—" if r.mean_score_bp is None else f"{float(r.mean_score_bp):.0f}"
             traps = "—" if r.traps_per_bout is None else f"{float(r.traps_per_bout):.2f}"
-            table.add_row(str(r.rank), _cell(r.agent), str(r.attempts_planned), f"{r.complete}/{r.variants}",
-                          str(r.bouts), missing, str(r.extra), f"{pct(r.pass_at_1)}{_ci(r.pass_at_1_ci)}",
+            table.add_row(str(r.rank), _cell(r.agent), str(r.attempts_planned), pct(r.plan_pass_hat_k),
+                          f"{r.complete}/{r.variants}", str(r.bouts),
+                          missing, str(r.extra), f"{pct(r.pass_at_1)}{_ci(r.pass_at_1_ci)}",
                           f"{r.pass_hat_label} {pct(r.pass_hat_k)}{_ci(r.pass_hat_k_ci)}", pct(r.disagree), score,
                           traps, *((f"{r.tokens} ({r.tokens_per_passed or '—'})",
                                     f"{r.cost_usd} ({r.cost_usd_per_passed or '—'})" if r.cost_usd
                                     else "no price table") if spent else ()))
         tables.append(table)
     legend = Text(
+        "#: rank on pass^k of the plan, then pass@1 and score over the planned attempts (a missing or paused "
+        "attempt is not passed), then traps; equal rows share a rank. of plan: pass^k over the planned variants; "
         "k: planned attempts per seeded variant (a variant, the world, with one seed); variants: seeded variants with "
         "all k attempts in / planned; pass^k: variants right on "
         "all k attempts, over the variants with all k in (a run of 1 attempt shows pass^1); missing: planned "

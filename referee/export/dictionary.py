@@ -107,7 +107,8 @@ TABLES: tuple[Table, ...] = (
         Column("task_version", S, "The task version's name."),
         Column("task_version_slug", S, "The task version's slug."),
         Column("rules_version", S, "The rules version (text)."),
-        Column("rank", INT, "Rank within (task version, rules version, k): pass^k, pass@1, mean score, traps."),
+        Column("rank", INT, "Rank within (task version, rules version, k) on the plan_ figures, then traps per "
+               "bout; rows with equal figures share a rank (ADR 0051)."),
         Column("agent", S, "The agent spec."),
         Column("attempts_planned", INT, "k: planned attempts per seeded variant."),
         Column("variants", INT, "Planned seeded variants: (variant, seed) pairs."),
@@ -136,6 +137,11 @@ TABLES: tuple[Table, ...] = (
         Column("cost_usd", N, "Cost of the counted bouts; empty unless a price table priced every one.", "USD",
                nullable=True),
         Column("cost_usd_per_passed_bout", N, "cost_usd over the passed counted bouts.", "USD", nullable=True),
+        Column("plan_pass_hat_k", N, "pass^k against the plan: seeded variants passed on all k attempts over "
+               "planned variants; a missing or paused attempt counts as not passed.", "fraction 0-1", nullable=True),
+        Column("plan_pass_at_1", N, "Passed counted bouts over planned attempts.", "fraction 0-1", nullable=True),
+        Column("plan_mean_score_bp", N, "Score of the counted bouts over planned attempts (a missing one scores 0).",
+               "basis points", nullable=True),
     )),
     Table("failure_modes", "data/failure_modes.csv", "How often each agent fell for each trap.", (
         Column("agent", S, "The agent spec."),

@@ -140,7 +140,8 @@ def leaderboard_csv(rows: Sequence[LeaderRow]) -> bytes:
     """One line per board row, against the plan (ADR 0011): ``pass_hat_k`` is pass^k for the
     row's ``attempts_planned`` (``pass_hat_3`` is left empty unless k is 3), each rate with
     its 95% Wilson interval, the disagreement share, the missing (paused, discarded) and extra
-    counts, the mean score in basis points, and tokens and cost (total and per passed bout)."""
+    counts, the mean score in basis points, tokens and cost (total and per passed bout), and
+    the figures the rank is decided by, over planned attempts (ADR 0051)."""
     return csv_bytes(
         _table("leaderboard"),
         ((r.task_version, r.task_version_slug, r.rules_version, r.rank, r.agent, r.attempts_planned, r.variants,
@@ -148,7 +149,7 @@ def leaderboard_csv(rows: Sequence[LeaderRow]) -> bytes:
           rate(r.pass_at_1), _ci(r.pass_at_1_ci, 0), _ci(r.pass_at_1_ci, 1), rate(r.pass_hat_k),
           _ci(r.pass_hat_k_ci, 0), _ci(r.pass_hat_k_ci, 1), rate(r.pass_hat_3), rate(r.disagree),
           _score(r.mean_score_bp), rate(r.traps_per_bout), r.tokens, r.tokens_per_passed or "", r.cost_usd or "",
-          r.cost_usd_per_passed or "")
+          r.cost_usd_per_passed or "", rate(r.plan_pass_hat_k), rate(r.plan_pass_at_1), _score(r.plan_mean_score_bp))
          for r in rows),
     )
 

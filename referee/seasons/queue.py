@@ -14,6 +14,8 @@ crash (a scripted bout that logged nothing to the store) can only ever store one
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,7 +33,7 @@ from referee.store.results import BoutRow, PausedRow, Store, StoreBase, row_from
 
 __all__ = [
     "FAR", "BoutEvent", "Claimed", "LeaseLost", "ProviderGate", "StoreLimits", "append_event", "claim", "db_now",
-    "events_of", "finish", "outstanding", "park", "provider_of", "release", "renew",
+    "events_of", "finish", "lease_void", "outstanding", "park", "provider_of", "release", "renew",
 ]
 
 FAR = 1e15
@@ -76,6 +78,25 @@ def db_now(conn: Connection | Session) -> float:
     sql = ("SELECT extract(epoch from clock_timestamp())" if dialect == "postgresql"
            else "SELECT (julianday('now') - 2440587.5) * 86400.0")
     return float(conn.execute(text(sql)).scalar_one())
+
+
+def lease_void(worker: str | None, lease_until: float | None, now: float) -> bool:
+    """Whether nobody holds a planned bout: no lease, a lease run out, or a holder that was a
+    process of this machine and is gone (a killed ``season run`` restarted at once takes its
+    bouts over without waiting out the lease; a holder on another machine has its lease)."""
+    if lease_until is None or lease_until < now:
+        return True
+    host, _, rest = (worker or "").partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname()[:40] or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
 
 
 def provider_of(agent: str) -> str | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import random
 import secrets
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,9 +33,12 @@ from referee.store.boards import Pending
 from referee.store.results import BoutRow, PausedRow, Store, StoreBase
 
 __all__ = [
-    "MAX_ATTEMPTS", "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season",
+    "LEASE", "MAX_ATTEMPTS", "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season",
     "season_agents", "season_run_file", "season_status",
 ]
+
+LEASE = 30.0
+"""Seconds a ``season run``'s claimed bouts stay its own without a heartbeat (a worker's default)."""
 
 MAX_ATTEMPTS = 100
 """Most attempts per variant any plan takes (`run`, `season new`, a run file): 3 is the rule."""
@@ -138,17 +143,21 @@ def _season(session: Session, name: str) -> Season:
     return season
 
 
-def _claim(store: Store, name: str, limit: int | None) -> list[SeasonBout]:
-    """Queued bouts, marked running. On PostgreSQL several runners share the queue (SKIP
-    LOCKED); SQLite has one writer at a time, so the plain select is enough."""
+def _claim(store: Store, name: str, limit: int | None, runner: str) -> list[SeasonBout]:
+    """Queued bouts, marked running under ``runner``'s lease (as `referee.seasons.queue.claim`
+    leases them to workers), so no other runner or worker takes them while it plays them.
+    On PostgreSQL runners share the queue with SKIP LOCKED; SQLite has one writer at a time."""
+    from referee.seasons.queue import db_now  # queue builds on this module's tables
+
     with Session(store.engine) as session:
+        now = db_now(session)
         query = (select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state == "queued")
                  .order_by(SeasonBout.id).with_for_update(skip_locked=True))  # type: ignore[arg-type]
         if limit is not None:
             query = query.limit(limit)
         entries = list(session.exec(query))
         for entry in entries:
-            entry.state = "running"
+            entry.state, entry.worker, entry.lease_until = "running", runner, now + LEASE
             session.add(entry)
         session.commit()
         for entry in entries:
@@ -195,7 +204,7 @@ def _mark_paused(store: Store, name: str, spec: BoutSpec) -> None:
             SeasonBout.task_version == spec.task_version, SeasonBout.seed == spec.seed,
             SeasonBout.attempt == spec.attempt)).first()
         if entry is not None and entry.state != "finished":
-            entry.state = "paused"
+            entry.state, entry.worker, entry.lease_until = "paused", None, None
             session.add(entry)
             session.commit()
 
@@ -223,7 +232,10 @@ def run_season(
     seasons' and runs' paused bouts are left alone; then the queue is reconciled with the stored rows;
     then queued bouts run, ``concurrency`` at a time, until done or ``deadline`` seconds.
     A bout left "running" or "paused" with no row and no working log (its runner died
-    before its first event) is queued again.
+    before its first event) is queued again. Claimed bouts are held under a lease, as a
+    worker holds them (ADR 0051): any number of runs and workers on one store play each
+    planned bout once, and a run waits while another holds bouts of the season, taking
+    them over if its holder dies.
     """
     with Session(store.engine) as session:
         season = _season(session, name)
@@ -232,32 +244,89 @@ def run_season(
         resume_bouts(key, work_dir, store, on_done=on_done, concurrency=concurrency, deadline=deadline,
                      options=options, season=name, on_paused=on_paused, on_failed=on_failed,
                      skip_reasons=HELD_REASONS, keep=False)
-    done = _reconcile(store, name)
-    _requeue(store, name, ("running", "paused"))
-    entries = _claim(store, name, limit)
-    specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name, attempts) for e in entries]
-    run_bouts(specs, key, store=store, on_done=on_done, concurrency=concurrency, deadline=deadline,
-              work_dir=work_dir, options=options, on_paused=lambda p: _paused(store, name, p, on_paused),
-              on_progress=on_progress, on_failed=on_failed, keep=False)  # streamed: flat memory
-    done += _reconcile(store, name)
-    _requeue(store, name, ("running",))  # claimed, but the deadline came before they started
-    return done
+    from referee.seasons.worker import worker_name  # workers build on this module's tables
+
+    runner, started, done = worker_name(), time.monotonic(), 0
+    while True:
+        left = None if deadline is None else deadline - (time.monotonic() - started)
+        done += _reconcile(store, name)
+        _requeue(store, name, ("running", "paused"), runner)
+        entries = _claim(store, name, limit, runner)
+        specs = [BoutSpec(e.agent, e.job, e.task_version, e.seed, e.attempt, rules, name, attempts)
+                 for e in entries]
+        with _Heartbeat(store, runner, [e.id for e in entries if e.id is not None]):
+            run_bouts(specs, key, store=store, on_done=on_done, concurrency=concurrency, deadline=left,
+                      work_dir=work_dir, options=options, on_paused=lambda p: _paused(store, name, p, on_paused),
+                      on_progress=on_progress, on_failed=on_failed, keep=False)  # streamed: flat memory
+        done += _reconcile(store, name)
+        _requeue(store, name, ("running",), runner)  # claimed, but the deadline came before they started
+        wait = _held_elsewhere(store, name, runner)
+        if limit is not None or wait is None or (deadline is not None and time.monotonic() - started >= deadline):
+            return done
+        time.sleep(wait)  # another runner holds bouts: wait to see them finish, or take them over if it dies
 
 
-def _requeue(store: Store, name: str, states: Sequence[str]) -> None:
-    """Queue again the bouts in ``states`` that nothing is holding: a bout with a paused row
-    in the store will be resumed from its log, so running it afresh would run it twice."""
+class _Heartbeat:
+    """Renews a runner's leases every third of `LEASE` while its bouts play (as a worker's
+    heartbeat does), from a thread since the bouts own the event loop."""
+
+    def __init__(self, store: Store, runner: str, ids: Sequence[int]) -> None:
+        self.store, self.runner, self.ids = store, runner, ids
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name="season-lease", daemon=True)
+
+    def _beat(self) -> None:
+        from referee.seasons.queue import renew
+
+        while not self.stop.wait(LEASE / 3):
+            renew(self.store, self.runner, self.ids, LEASE)
+
+    def __enter__(self) -> _Heartbeat:
+        if self.ids:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+
+def _held_elsewhere(store: Store, name: str, runner: str) -> float | None:
+    """Seconds to wait before looking again while another runner or worker holds bouts of the
+    season (0 when one's lease is void: take them over now); None when none does. Bouts this
+    runner gave back (failed, or the deadline came) are not waited for: the next run takes them."""
+    from referee.seasons.queue import db_now, lease_void
+
     with Session(store.engine) as session:
+        now = db_now(session)
+        others = list(session.exec(select(SeasonBout).where(
+            SeasonBout.season == name, SeasonBout.state == "running", SeasonBout.worker != runner)))
+    if not others:
+        return None
+    if any(lease_void(e.worker, e.lease_until, now) for e in others):
+        return 0.0
+    return min(1.0, max(0.05, min((e.lease_until or now) - now for e in others)))
+
+
+def _requeue(store: Store, name: str, states: Sequence[str], runner: str) -> None:
+    """Queue again the bouts in ``states`` that nothing is holding: not under another runner's
+    or worker's live lease (it is playing them), nor with a paused row in the store (it will be
+    resumed from its log); running either afresh would play it twice."""
+    from referee.seasons.queue import db_now, lease_void
+
+    with Session(store.engine) as session:
+        now = db_now(session)
         held = {(p.agent, p.job, p.task_version, p.seed, p.attempt)
                 for p in session.exec(select(PausedRow).where(PausedRow.season == name))}
-        for entry in session.exec(select(SeasonBout).where(SeasonBout.season == name)):
-            if entry.state in states and (entry.agent, entry.job, entry.task_version, entry.seed,
-                                          entry.attempt) not in held:
-                entry.state = "queued"
-                session.add(entry)
-            elif entry.state in states:
-                entry.state = "paused"
-                session.add(entry)
+        # FOR UPDATE (PostgreSQL): a runner claiming one of these meanwhile is seen, not overwritten
+        for entry in session.exec(select(SeasonBout).where(SeasonBout.season == name).with_for_update()):
+            if entry.state not in states or (
+                    entry.worker != runner and not lease_void(entry.worker, entry.lease_until, now)):
+                continue
+            paused = (entry.agent, entry.job, entry.task_version, entry.seed, entry.attempt) in held
+            entry.state, entry.worker, entry.lease_until = "paused" if paused else "queued", None, None
+            session.add(entry)
         session.commit()
 
 

@@ -90,7 +90,8 @@ def _leader_view(r: LeaderRow, usage: dict[tuple[str, str, str], tuple[int, int 
     tokens, cost = usage.get((r.task_version, r.rules_version, r.agent), (0, None))
     return {
         "rank": r.rank, "agent": r.agent, "agent_slug": agent_slug(r.agent), "pass_hat_label": r.pass_hat_label,
-        "attempts_planned": r.attempts_planned, "pass_hat_k": pct(r.pass_hat_k), "pass_hat_k_ci": ci(r.pass_hat_k_ci),
+        "attempts_planned": r.attempts_planned, "plan_pass_hat_k": pct(r.plan_pass_hat_k),
+        "pass_hat_k": pct(r.pass_hat_k), "pass_hat_k_ci": ci(r.pass_hat_k_ci),
         "pass_at_1": pct(r.pass_at_1), "pass_at_1_ci": ci(r.pass_at_1_ci),
         "mean_score": num(r.mean_score_bp, 100), "traps_per_bout": num(r.traps_per_bout),
         "complete": r.complete, "variants": r.variants, "planned": r.planned, "bouts": r.bouts,

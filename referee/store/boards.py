@@ -101,6 +101,13 @@ class LeaderRow:
     """Cost of the counted bouts in micro-dollars; None unless a price table priced every one."""
     passed: int = 0
     """Counted bouts that passed: what the per-passed-bout figures divide by."""
+    plan_pass_hat_k: Fraction | None = None
+    """pass^k against the plan (ADR 0051): variants right on all k attempts over planned variants,
+    a variant with an attempt missing or paused counting as not passed. What the board ranks by."""
+    plan_pass_at_1: Fraction | None = None
+    """Passed attempts over planned attempts: a missing or paused attempt is not passed."""
+    plan_mean_score_bp: Fraction | None = None
+    """Score over planned attempts: a missing or paused attempt scores 0."""
 
     @property
     def task_version_slug(self) -> str:
@@ -152,6 +159,8 @@ class LeaderRow:
             "traps_per_bout": frac(self.traps_per_bout), "discarded": self.discarded, "tokens": self.tokens,
             "tokens_per_passed_bout": self.tokens_per_passed, "cost_usd": self.cost_usd,
             "cost_usd_per_passed_bout": self.cost_usd_per_passed, "priced": self.cost_micro_usd is not None,
+            "plan_pass_hat_k": frac(self.plan_pass_hat_k), "plan_pass_at_1": frac(self.plan_pass_at_1),
+            "plan_mean_score_bp": frac(self.plan_mean_score_bp),
         }
 
 
@@ -284,31 +293,41 @@ def _leader(tv: str, rv: str, agent: str, k: int, slots: list[_Slot]) -> LeaderR
         pass_at_1_ci=wilson(passed, len(bouts)), pass_hat_k_ci=wilson(all_passed, len(done)),
         discarded=discarded, tokens=sum(r.tokens for r in bouts), passed=passed,
         cost_micro_usd=sum(c for c in costs if c is not None) if bouts and None not in costs else None,
+        plan_pass_hat_k=_frac(all_passed, len(slots)), plan_pass_at_1=_frac(passed, k * len(slots)),
+        plan_mean_score_bp=_frac(sum(r.score_bp for r in bouts), k * len(slots)),
     )
 
 
-def _order(r: LeaderRow) -> tuple[object, ...]:
+def _merit(r: LeaderRow) -> tuple[object, ...]:
+    """What a row is ranked by, against the plan (ADR 0051): abstaining costs what failing costs."""
     def high(x: Fraction | None) -> Fraction:
         return -x if x is not None else Fraction(1)
 
     low = r.traps_per_bout if r.traps_per_bout is not None else Fraction(10**9)
-    return (r.task_version, r.rules_version, r.attempts_planned, high(r.pass_hat_k), high(r.pass_at_1),
-            high(r.mean_score_bp), low, r.agent)
+    return (high(r.plan_pass_hat_k), high(r.plan_pass_at_1), high(r.plan_mean_score_bp), low)
+
+
+def _board(r: LeaderRow) -> tuple[str, str, int]:
+    return r.task_version, r.rules_version, r.attempts_planned
 
 
 def leaderboard(rows: Iterable[RowLike], pending: Iterable[Pending] = ()) -> list[LeaderRow]:
     """One row per (task version, rules version, agent, planned attempts), ranked within
-    each (task version, rules version, planned attempts)."""
+    each (task version, rules version, planned attempts) on figures against the plan. Rows
+    with equal figures share a rank (1, 1, 3): the agent's name orders them, never ranks them."""
     groups: dict[tuple[str, str, str, int], list[_Slot]] = defaultdict(list)
     for (tv, rv, agent, _season, _job, _seed), slot in _plan(list(rows), pending).items():
         groups[(tv, rv, agent, slot.planned)].append(slot)
-    out = sorted((_leader(*key, slots) for key, slots in groups.items()), key=_order)
+    out = sorted((_leader(*key, slots) for key, slots in groups.items()),
+                 key=lambda r: (_board(r), _merit(r), r.agent))
     ranked: list[LeaderRow] = []
-    for row in out:
-        prev = ranked[-1] if ranked else None
-        same = prev is not None and (prev.task_version, prev.rules_version, prev.attempts_planned) == (
-            row.task_version, row.rules_version, row.attempts_planned)
-        ranked.append(replace(row, rank=prev.rank + 1 if same and prev is not None else 1))
+    start = 0
+    for place, row in enumerate(out):
+        prev = out[place - 1] if place else None
+        if prev is None or _board(prev) != _board(row):
+            start = place  # a new board: ranks start again at 1
+        tie = prev is not None and _board(prev) == _board(row) and _merit(prev) == _merit(row)
+        ranked.append(replace(row, rank=ranked[-1].rank if tie else place - start + 1))
     return ranked
 
 

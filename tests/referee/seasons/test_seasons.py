@@ -146,3 +146,36 @@ def test_status_and_board_count_a_season_against_its_plan(store: Store, key: Are
     assert (board.attempts_planned, board.variants, board.bouts, board.missing, board.extra) == (2, 2, 3, 1, 1)
     assert (board.complete, board.missing_variants) == (1, 1)
     assert store.rows("p")[-1].planned_attempts == 2
+
+
+def _hold(store: Store, worker: str, seconds: float) -> None:
+    """Mark the season's one bout running under ``worker``'s lease, ``seconds`` from now."""
+    with Session(store.engine) as session:
+        entry = session.exec(select(SeasonBout).where(SeasonBout.season == "s")).one()
+        entry.state, entry.worker, entry.lease_until = "running", worker, time.time() + seconds
+        session.add(entry)
+        session.commit()
+
+
+def test_a_bout_under_a_live_lease_is_not_played_and_a_dead_local_holders_is(store: Store, key: ArenaKey) -> None:
+    import socket
+
+    new_season(store, "s", ["scripted:oracle"], ["toy"], ["normal-1.0"], variants=1, attempts=1)
+    _hold(store, "elsewhere:1:abc", -1)  # a lease run out: anyone's to take
+    assert run_season(store, "s", key) == 1
+    new_season(store, "t", ["scripted:oracle"], ["toy"], ["normal-1.0"], variants=1, attempts=1)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    with Session(store.engine) as session:  # season t's bout, held by a process of this machine that is gone
+        entry = session.exec(select(SeasonBout).where(SeasonBout.season == "t")).one()
+        entry.state, entry.worker = "running", f"{socket.gethostname()[:40]}:{dead.stdout.strip()}:abc"
+        entry.lease_until = time.time() + 600
+        session.add(entry)
+        session.commit()
+    assert run_season(store, "t", key, deadline=20) == 1  # taken over at once, not after the lease
+
+
+def test_a_season_run_waits_for_a_live_holder_and_never_plays_its_bout(store: Store, key: ArenaKey) -> None:
+    new_season(store, "s", ["scripted:oracle"], ["toy"], ["normal-1.0"], variants=1, attempts=1)
+    _hold(store, "another-machine:1:abc", 600)
+    assert run_season(store, "s", key, deadline=1.5) == 0  # held elsewhere: waited, then its deadline came
+    assert season_status(store, "s")["running"] == 1 and store.rows("s") == []

@@ -133,3 +133,26 @@ def test_seasons_keep_their_own_variants() -> None:
     rows = rows_of(1, "PPP", season="s1") + rows_of(1, "FFF", start=3, season="s2")
     [row] = leaderboard(rows)
     assert (row.variants, row.bouts, row.extra, row.pass_hat_k) == (2, 6, 0, Fraction(1, 2))
+
+
+def test_an_agent_that_abstains_ranks_below_one_that_finishes() -> None:
+    """Issue 40: the abstainer plays the one variant it can win and stalls on the rest until
+    paused; finished-only it has pass^3 100%, against the plan 1 of 4."""
+    abstainer = rows_of(1, "PPP", agent="abstainer")
+    paused = [Pending("", "abstainer", "refund", "Normal 1.0", "0.4", seed, attempt, 3, "paused")
+              for seed in (2, 3, 4) for attempt in (1, 2, 3)]
+    finisher = [r for seed, v in ((1, "PPP"), (2, "PPP"), (3, "FPP"), (4, "FFF"))
+                for r in rows_of(seed, v, agent="finisher")]
+    board = leaderboard(abstainer + finisher, paused)
+    assert [(r.agent, r.rank) for r in board] == [("finisher", 1), ("abstainer", 2)]
+    by = {r.agent: r for r in board}
+    assert by["abstainer"].pass_hat_k == 1 and by["abstainer"].plan_pass_hat_k == Fraction(1, 4)
+    assert by["finisher"].plan_pass_hat_k == Fraction(2, 4)
+
+
+@pytest.mark.parametrize("names", [("aaa", "zzz"), ("zzz", "aaa")])
+def test_equal_results_share_a_rank_whatever_the_names(names: tuple[str, str]) -> None:
+    first, second = names
+    board = leaderboard(rows_of(1, "PPF", agent=first) + rows_of(1, "PPF", agent=second)
+                        + rows_of(1, "FFF", agent="weaker"))
+    assert {(r.agent, r.rank) for r in board} == {(first, 1), (second, 1), ("weaker", 3)}
