@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -101,6 +103,35 @@ def test_a_rate_limit_spaces_requests_across_bouts() -> None:
 
 def test_a_logged_base_url_has_no_credentials() -> None:
     assert public_url("https://user:secret@gw.example.com/v1/?key=secret#x") == "https://gw.example.com/v1"
+
+
+@pytest.mark.parametrize(("given", "logged"), [
+    ("HTTPS://API.Example.COM/V1/", "https://api.example.com/V1"),
+    ("https://api.example.com:443/v1", "https://api.example.com/v1"),
+    ("https://h.example/\u00e4 b", "https://h.example/%C3%A4%20b"),
+    ("https://b\u00fccher.example/v1", "https://xn--bcher-kva.example/v1"),
+    ("http://[::1]:8000/v1/../v2", "http://[::1]:8000/v2"),
+])
+def test_a_logged_base_url_is_written_as_before_the_change_of_url_library(given: str, logged: str) -> None:
+    """The base URL is a signed byte of every model bout's log: these are the strings httpx wrote,
+    which yarl must write the same (ADR 0048)."""
+    assert public_url(given) == logged
+
+
+def test_the_default_install_imports_no_httpx() -> None:
+    """httpx is no longer a dependency (only the `mcp` extra brings it): the agents' modules load,
+    parse a provider URL and make their TLS context with it absent."""
+    script = (
+        "import sys; sys.modules['httpx'] = None\n"
+        "import ssl\n"
+        "from referee.agents.http import _target, _tls_context\n"
+        "from referee.agents.model import public_url\n"
+        "assert _target('https://u@h.example/v1').basic == 'Basic dTo='\n"
+        "assert public_url('https://u:p@h.example/v1/?k=1') == 'https://h.example/v1'\n"
+        "tls = _tls_context()\n"
+        "assert tls.verify_mode == ssl.CERT_REQUIRED and tls.check_hostname and tls.get_ca_certs()\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
 
 
 def test_backoff_is_bounded() -> None:
