@@ -35,7 +35,8 @@ NAMES = st.one_of(st.sampled_from(TRAVERSALS), st.text(min_size=0, max_size=24),
                       "".join))
 TEXTS = st.one_of(st.sampled_from(["\x00", "\ud800", "\x1b]0;PWNED\x07", "\x9b2J", "\u202e", "a" * 5000]),
                   st.text(max_size=40))
-FUZZ = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=12, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
