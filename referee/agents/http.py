@@ -171,16 +171,6 @@ class Transport:
         return self._limits[provider]
 
 
-def _lenient_json(body: bytes) -> bool:
-    """Whether a body strict JSON refused is still whole JSON to Python's reader, which takes lone
-    surrogate escapes: then it is complete, and retrying it as cut short would only repeat it."""
-    try:
-        json.loads(body.decode("utf-8", "replace"))
-    except ValueError:
-        return False
-    return True
-
-
 def _tls_context() -> ssl.SSLContext:
     """Verification on, certifi's roots only (no SSL_CERT_FILE, no system store): a bout's TLS
     trusts the same authorities wherever the arena runs."""
@@ -345,9 +335,6 @@ async def post_json(
             # splitting a multibyte token), not an outage: asking again would only repeat it.
             answer = orjson.loads(got.decode("utf-8", "replace"))  # a JSONDecodeError is a ValueError
         except ValueError:
-            if _lenient_json(got):  # whole, but with a lone surrogate: the model's text, not an outage
-                raise ProviderError(f"{provider}: {host} answered JSON holding a lone surrogate (\\ud800-\\udfff), "
-                                    "which is not Unicode text; asking again would repeat it") from None
             failure = f"{host} sent a body that is not JSON (cut short?)"
             continue
         if not isinstance(answer, dict):
