@@ -16,7 +16,7 @@ from typing import Any
 
 from referee.canonical import canonical_bytes
 from referee.export.dictionary import BOUTS, TABLES, Column
-from referee.store.boards import CapsRow, FailureRow, LeaderRow
+from referee.store.boards import CapsRow, FailureRow, LeaderRow, decimal_text
 
 __all__ = [
     "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes", "failure_modes_csv",
@@ -77,13 +77,7 @@ class DatasetRow:
 
 def rate(value: Fraction | None) -> str:
     """A rate as a fixed 4-decimal string ("" when undefined): exact input, stable text."""
-    if value is None:
-        return ""
-    scaled = value * 10_000
-    whole = scaled.numerator // scaled.denominator
-    if (scaled - whole) * 2 >= 1:
-        whole += 1
-    return f"{whole // 10_000}.{whole % 10_000:04d}"
+    return "" if value is None else decimal_text(value, 4)
 
 
 def jsonl_bytes(records: Iterable[dict[str, Any]]) -> bytes:
@@ -124,16 +118,7 @@ def _table(name: str) -> tuple[str, ...]:
 
 def _score(value: Fraction | None) -> str:
     """A mean score in basis points, 2 decimals ("" when undefined)."""
-    return "" if value is None else _places(value, 2)
-
-
-def _places(value: Fraction, places: int) -> str:
-    scaled = value * 10**places
-    whole = scaled.numerator // scaled.denominator
-    if (scaled - whole) * 2 >= 1:
-        whole += 1
-    text = str(whole).rjust(places + 1, "0")
-    return f"{text[:-places]}.{text[-places:]}"
+    return "" if value is None else decimal_text(value, 2)
 
 
 def leaderboard_csv(rows: Sequence[LeaderRow]) -> bytes:

@@ -30,7 +30,7 @@ from referee.store.columns import BoutColumns
 
 __all__ = [
     "DEFAULT_ATTEMPTS", "CapsRow", "FailureRow", "LeaderRow", "Pending", "RowLike", "caps_board", "counted",
-    "failure_modes", "leaderboard", "pct", "wilson",
+    "decimal_text", "failure_modes", "leaderboard", "pct", "wilson",
 ]
 
 DEFAULT_ATTEMPTS = 3
@@ -116,17 +116,17 @@ class LeaderRow:
     @property
     def tokens_per_passed(self) -> str | None:
         """Tokens spent per passed bout (all counted bouts' tokens over the passes), 1 decimal."""
-        return None if not self.passed else _decimal(Fraction(self.tokens, self.passed), 1)
+        return None if not self.passed else decimal_text(Fraction(self.tokens, self.passed), 1)
 
     @property
     def cost_usd(self) -> str | None:
-        return None if self.cost_micro_usd is None else _decimal(Fraction(self.cost_micro_usd, 10**6), 6)
+        return None if self.cost_micro_usd is None else decimal_text(Fraction(self.cost_micro_usd, 10**6), 6)
 
     @property
     def cost_usd_per_passed(self) -> str | None:
         if self.cost_micro_usd is None or not self.passed:
             return None
-        return _decimal(Fraction(self.cost_micro_usd, 10**6 * self.passed), 6)
+        return decimal_text(Fraction(self.cost_micro_usd, 10**6 * self.passed), 6)
 
     @property
     def pass_hat_3(self) -> Fraction | None:
@@ -209,7 +209,7 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _decimal(value: Fraction, places: int) -> str:
+def decimal_text(value: Fraction, places: int) -> str:
     """An exact fraction as decimal text, rounded half up: no float ever touches money."""
     scaled = value * 10**places
     whole = scaled.numerator // scaled.denominator

@@ -73,12 +73,15 @@ class BoutColumns(Protocol):
         ...
 
 
+_TYPES: dict[str, object] = get_type_hints(BoutColumns)
+
+
 def column_types() -> dict[str, object]:
-    """Each column's name and type, in declared order."""
-    return get_type_hints(BoutColumns)
+    """Each column's name and type, in declared order (a copy: the declaration is read once)."""
+    return dict(_TYPES)
 
 
-COLUMNS: tuple[str, ...] = tuple(column_types())
+COLUMNS: tuple[str, ...] = tuple(_TYPES)
 """The column names, in declared order (the store's table adds ``envelope`` after them)."""
 
 
@@ -89,7 +92,7 @@ def trap_ids(row: BoutColumns, which: Traps) -> list[str]:
 
 
 light_row: Callable[..., BoutColumns] = make_dataclass(
-    "LightBoutRow", list(column_types().items()), slots=True, namespace={"traps": trap_ids})
+    "LightBoutRow", list(_TYPES.items()), slots=True, namespace={"traps": trap_ids})
 """A row without the envelope and without a table model: built positionally in `COLUMNS`
 order (or by name), as cheap as a hand-written slots dataclass, for the 100,000 rows a
 season's site loads at once."""
