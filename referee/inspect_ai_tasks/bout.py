@@ -47,6 +47,8 @@ class InspectBout:
     store: Store
     work_dir: Path
     info: dict[str, str]
+    params: dict[str, Any] | None = None
+    """The header's ``model``: provider ``inspect``, the model, and the price its tokens cost, if given."""
     idle: float = IDLE
     bout_id: str = field(default_factory=new_bout_id)
     outcome: BoutRecord | Paused | None = None
@@ -58,6 +60,7 @@ class InspectBout:
     async def start(self) -> Observation | None:
         """Open the bout (its world built from the seed); the brief and tools, or None if it could not start."""
         self._agent = ClientAgent(self.spec.agent, dict(self.info), self.idle)
+        self._agent.params = self.params
         play = run_bout_async(self.spec, self.key, agent=self._agent, work_dir=self.work_dir,
                               keep_work_log=True, bout_id=self.bout_id)
         self._task = asyncio.create_task(self._keep(play))

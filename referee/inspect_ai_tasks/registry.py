@@ -21,18 +21,21 @@ __all__ = ["register"]
 
 def _job_task(job: str, module: str) -> Any:
     def make(tier: str | None = None, seeds: str | None = None, samples: int = 1, epochs: int = 1,
-             agent: Solver | None = None) -> Task:
-        return arena_task(job, tier, str(seeds) if seeds is not None else None, int(samples), int(epochs), agent)
+             agent: Solver | None = None, prices: str | None = None) -> Task:
+        return arena_task(job, tier, str(seeds) if seeds is not None else None, int(samples), int(epochs), agent,
+                          prices)
     make.__name__ = make.__qualname__ = job  # the job slug, as `arena run` names it
     make.__module__ = module
-    make.__doc__ = f"The arena's {job} job: -T tier=TASK_VERSION -T seeds=1-20 (else -T samples=N drawn seeds)."
+    make.__doc__ = (f"The arena's {job} job: -T tier=TASK_VERSION -T seeds=1-20 (else -T samples=N drawn seeds), "
+                    "-T prices=FILE (a price table).")
     return _named(make, module)
 
 
 def _any_task(module: str) -> Any:
     def arena(job: str, tier: str | None = None, seeds: str | None = None, samples: int = 1, epochs: int = 1,
-              agent: Solver | None = None) -> Task:
-        return arena_task(job, tier, str(seeds) if seeds is not None else None, int(samples), int(epochs), agent)
+              agent: Solver | None = None, prices: str | None = None) -> Task:
+        return arena_task(job, tier, str(seeds) if seeds is not None else None, int(samples), int(epochs), agent,
+                          prices)
     arena.__module__ = module
     arena.__doc__ = "Any job of the arena: -T job=refund -T tier=TASK_VERSION -T seeds=1-20."
     return _named(arena, module)

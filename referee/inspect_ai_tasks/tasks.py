@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Epochs, Task
@@ -33,6 +34,7 @@ from inspect_ai.tool import Tool, ToolDef, ToolParams, ToolSource
 
 from catalog import load_catalog
 from referee.agents.base import Usage
+from referee.agents.prices import PriceTable, load_prices, price_for
 from referee.bout.outcomes import BoutRecord, BoutSpec
 from referee.errors import UsageError
 from referee.inspect_ai_tasks.bout import InspectBout
@@ -41,8 +43,8 @@ from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
 from referee.store.results import Store
 from sandboxes import get_job
 
-__all__ = ["AGENT_PREFIX", "arena_task", "arena_verdict", "bout_tools", "pass_at_1", "pass_hat_k", "play_bout",
-           "variants", "verdict"]
+__all__ = ["AGENT_PREFIX", "arena_task", "arena_verdict", "bout_tools", "message_limit", "pass_at_1", "pass_hat_k",
+           "play_bout", "read_prices", "variants", "verdict"]
 
 AGENT_PREFIX = "inspect:"
 """Agents of bouts played through Inspect: ``inspect:<model>``."""
@@ -115,9 +117,41 @@ def _tool(bout: InspectBout, spec: dict[str, Any], counter: _Counter) -> ToolDef
                    parallel=False)
 
 
+def message_limit(samples: list[Sample]) -> int:
+    """Inspect's message limit for these samples: room for the most calls the arena's caps allow
+    (each call an assistant message and its answer), the brief and a last answer.
+
+    Inspect answers a call to an unknown tool, or with arguments its schema refuses, itself: such
+    a call never reaches the bout, so the arena's caps cannot count it. This limit does, so a
+    model cannot make free calls for ever (ADR 0055)."""
+    catalog = load_catalog()
+    most = 0
+    for sample in samples:
+        meta = sample.metadata or {}
+        caps = catalog.caps_for(meta["rules_version"], meta["task_version"], meta["job"])
+        most = max(most, min(caps.turns, caps.tool_calls))
+    return 2 * most + 2
+
+
+def read_prices(path: str | None) -> PriceTable:
+    """The price table ``-T prices=FILE`` names (as ``arena run --price-table``), or none.
+
+    Raises:
+        UsageError: a file that cannot be read or holds a bad price.
+    """
+    if not path:
+        return {}
+    try:
+        return load_prices(Path(path))
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
 @solver
-def play_bout(agent: Solver | None = None) -> Solver:
-    """Play the sample's variant as a refereed bout; ``agent`` (default Inspect's tool loop) plays it."""
+def play_bout(agent: Solver | None = None, prices: PriceTable | None = None) -> Solver:
+    """Play the sample's variant as a refereed bout; ``agent`` (default Inspect's tool loop) plays it.
+    ``prices`` prices the model's tokens (by ``inspect:<model>`` or the model's name), so its bouts
+    show a cost on the boards as any model bout does."""
     player = agent or tool_loop(tool_calls="loop")
     solver_name = registry_unqualified_name(player) if is_registry_object(player) else type(player).__name__
 
@@ -130,7 +164,9 @@ def play_bout(agent: Solver | None = None) -> Solver:
         spec = BoutSpec(f"{AGENT_PREFIX}{model}", meta["job"], meta["task_version"], int(meta["seed"]),
                         state.epoch, meta["rules_version"])
         info = {"name": f"inspect_ai:{solver_name}", "version": _inspect_version()}  # the model is in the agent
-        bout = InspectBout(spec, key, store, work, info)
+        price = price_for(prices or {}, spec.agent)
+        params = {"provider": "inspect", "model": model, "price": None if price is None else price.as_json()}
+        bout = InspectBout(spec, key, store, work, info, params)
         counter = _Counter()
         try:
             observation = await bout.start()
@@ -140,11 +176,12 @@ def play_bout(agent: Solver | None = None) -> Solver:
                 _TOOLS.set(tuple(state.tools))
                 try:
                     state = await player(state, generate)
-                finally:
+                finally:  # a sample limit ends the player with an exception: the bout is judged all the same
                     await bout.finish(counter.since())
+                    state.store.set(_VERDICT, verdict(bout))
             else:
                 await bout.finish(Usage())
-            state.store.set(_VERDICT, verdict(bout))
+                state.store.set(_VERDICT, verdict(bout))
         finally:
             store.close()
         return state
@@ -204,8 +241,10 @@ def arena_verdict() -> Scorer:
 
 
 def arena_task(job: str, tier: str | None = None, seeds: str | None = None, samples: int = 1,
-               epochs: int = 1, agent: Solver | None = None) -> Task:
-    """The Inspect task of one job (``tier`` a task version, ``seeds`` like ``1-20``)."""
-    return Task(dataset=MemoryDataset(variants(job, tier, seeds, samples), name=f"forge_arena/{job}"),
-                solver=play_bout(agent), scorer=arena_verdict(), epochs=Epochs(epochs, "mean"),
-                name=job)
+               epochs: int = 1, agent: Solver | None = None, prices: str | None = None) -> Task:
+    """The Inspect task of one job (``tier`` a task version, ``seeds`` like ``1-20``, ``prices`` a
+    price table file)."""
+    dataset = variants(job, tier, seeds, samples)
+    return Task(dataset=MemoryDataset(dataset, name=f"forge_arena/{job}"),
+                solver=play_bout(agent, read_prices(prices)), scorer=arena_verdict(),
+                epochs=Epochs(epochs, "mean"), message_limit=message_limit(dataset), name=job)

@@ -163,3 +163,120 @@ def test_inspects_react_agent_plays_the_bout_with_the_bouts_tools(arena_home: Pa
     meta = log.samples[0].scores["arena_verdict"].metadata or {}  # type: ignore[index]
     result = _events(_stored(arena_home, meta["bout_id"]), Keyring.from_paths([arena_home / "keys"]))[-1]["data"]
     assert result["passed"] and result["end_state_digest"] == oracle[-1]["data"]["end_state_digest"]
+
+
+def test_a_price_table_puts_the_models_cost_in_the_signed_log_and_on_the_board(arena_home: Path,
+                                                                              tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text(f'["{MODEL}"]\ninput = "3.00"\noutput = "15.00"\n')
+    calls: list[tuple[str, Any]] = [("list_tickets", {"status": "open"})]
+    log = _play("refund", _outputs(calls), tmp_path, seeds=str(SEED), prices=str(prices))
+    meta = log.samples[0].scores["arena_verdict"].metadata or {}  # type: ignore[index]
+    events = _events(_stored(arena_home, meta["bout_id"]), Keyring.from_paths([arena_home / "keys"]))
+    header, result = events[0]["data"], events[-1]["data"]
+    assert header["model"] == {"provider": "inspect", "model": MODEL, "price": {
+        "input_per_mtok": "3.00", "output_per_mtok": "15.00", "currency": "USD"}}
+    # one turn with the call (100 in, 10 out) and the turn that ended the bout (101 in, 10 out)
+    assert result["usage"] == {"input_tokens": 201, "output_tokens": 20}
+    assert result["cost_micro_usd"] == 3 * 201 + 15 * 20
+    board = CliRunner().invoke(app, ["board", "--json"])
+    row = next(r for r in json.loads(board.output)["leaderboard"] if r["agent"] == f"inspect:{MODEL}")
+    assert row["cost_usd"] == "0.000903"
+
+
+def test_a_bad_price_table_is_one_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "prices.toml"
+    bad.write_text('["x"]\ninput = "free"\noutput = "1"\n')
+    for path in (bad, tmp_path / "missing.toml"):
+        with pytest.raises(UsageError, match="price"):
+            arena_task("refund", TIER, str(SEED), prices=str(path))
+
+
+def test_calls_inspect_refuses_itself_still_end_the_sample_at_the_arenas_caps(arena_home: Path,
+                                                                              tmp_path: Path) -> None:
+    """A call to a tool that does not exist never reaches the bout, so the arena's caps cannot
+    count it; the task's message limit does, and the bout is judged when Inspect stops the sample."""
+    made = []
+
+    def forever(*_: Any) -> ModelOutput:
+        made.append(1)
+        if len(made) > 1000:  # no limit stopped it: end here, so the test fails rather than hangs
+            return ModelOutput.from_content(MODEL, "gave up")
+        out = ModelOutput.for_tool_call(MODEL, "no_such_tool", {})
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    task = arena_task("refund", TIER, str(SEED))
+    caps = load_catalog().caps_for(load_catalog().current_rules.version, TIER, "refund")
+    assert task.message_limit == 2 * min(caps.turns, caps.tool_calls) + 2
+    log = inspect_eval(task, model=get_model(MODEL, custom_outputs=forever), log_dir=str(tmp_path), display="none")[0]
+    assert log.status == "success", log.error
+    sample = log.samples[0]  # type: ignore[index]
+    assert len(sample.messages) <= task.message_limit and len(made) < task.message_limit
+    meta = sample.scores["arena_verdict"].metadata or {}  # type: ignore[index]
+    assert meta["passed"] is False and "error" not in meta and meta["bout_id"]
+    result = _events(_stored(arena_home, meta["bout_id"]), Keyring.from_paths([arena_home / "keys"]))[-1]["data"]
+    assert result["tool_calls"] == 0 and result["passed"] is False
+
+
+_PLUGIN = '''
+"""A scripted Inspect model, found the way Inspect finds any provider package: an entry point."""
+import json
+
+from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, modelapi
+from inspect_ai.model._providers.mockllm import MockLLM
+
+
+class Scripted(MockLLM):
+    def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), calls="", **_):
+        outs = [ModelOutput.for_tool_call("scripted", n, a) for n, a in json.loads(open(calls).read())]
+        outs.append(ModelOutput.from_content("scripted", "done"))
+        for out in outs:
+            out.usage = ModelUsage(input_tokens=5, output_tokens=2, total_tokens=7)
+        super().__init__(model_name, base_url, api_key, config, custom_outputs=outs)
+
+
+@modelapi(name="scripted")
+def scripted():
+    return Scripted
+'''
+
+
+def test_inspect_eval_on_the_command_line_plays_a_verified_bout(arena_home: Path, tmp_path: Path, key: ArenaKey,
+                                                                ring: Keyring) -> None:
+    """``inspect eval forge_arena/<job>`` as a researcher types it, with a model provider of its
+    own (Inspect's mock model cannot take scripted outputs from the command line)."""
+    import os
+    import subprocess
+    import sys
+
+    plugin = tmp_path / "plugin"
+    (plugin / "arena_scripted_model-1.0.dist-info").mkdir(parents=True)
+    (plugin / "arena_scripted_model-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: arena-scripted-model\nVersion: 1.0\n")
+    (plugin / "arena_scripted_model-1.0.dist-info" / "entry_points.txt").write_text(
+        "[inspect_ai]\nscripted = arena_scripted_model\n")
+    (plugin / "arena_scripted_model.py").write_text(_PLUGIN)
+    spec = BoutSpec("scripted:oracle", "refund", TIER, SEED, 1, load_catalog().current_rules.version)
+    oracle = _events(run_bout(spec, key).envelope, ring)
+    (tmp_path / "calls.json").write_text(json.dumps(
+        [[e["data"]["name"], e["data"]["args"]] for e in oracle if e["type"] == "tool"]))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "forge_arena/refund", "--model", "scripted/oracle",
+         "-M", f"calls={tmp_path / 'calls.json'}", "-T", f"tier={TIER}", "-T", f"seeds={SEED}",
+         "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = CliRunner().invoke(app, ["bout", "list", "--json"])
+    rows = [r for r in json.loads(listed.output) if r["agent"] == "inspect:scripted/oracle"]
+    assert len(rows) == 1 and rows[0]["passed"] is True and rows[0]["seed"] == SEED
+    row = Store(f"sqlite:///{arena_home / 'arena.db'}")
+    try:
+        stored = row.get(rows[0]["bout_id"])
+    finally:
+        row.close()
+    assert stored is not None
+    (tmp_path / "bout.json").write_bytes(bytes(stored.envelope))
+    verified = CliRunner().invoke(app, ["replay", str(tmp_path / "bout.json")])
+    assert verified.exit_code == 0 and "Verified, Reproduced" in verified.output, verified.output
