@@ -32,12 +32,12 @@ def _job_task(job: str, module: str) -> Any:
 
 
 def _any_task(module: str) -> Any:
-    def arena(job: str, tier: str | None = None, seeds: str | None = None, samples: int = 1, epochs: int = 1,
-              agent: Solver | None = None, prices: str | None = None) -> Task:
+    def arena(job: str | None = None, tier: str | None = None, seeds: str | None = None, samples: int = 1,
+              epochs: int = 1, agent: Solver | None = None, prices: str | None = None) -> Task:
         return arena_task(job, tier, str(seeds) if seeds is not None else None, int(samples), int(epochs), agent,
                           prices)
     arena.__module__ = module
-    arena.__doc__ = "Any job of the arena: -T job=refund -T tier=TASK_VERSION -T seeds=1-20."
+    arena.__doc__ = "Every job of the arena, or one with -T job=refund: -T tier=TASK_VERSION -T seeds=1-20."
     return _named(arena, module)
 
 

@@ -41,7 +41,7 @@ from referee.inspect_ai_tasks.bout import InspectBout
 from referee.running.runner import MAX_SEED, parse_seeds
 from referee.store.home import arena_home, db_url, ensure_folder, ensure_key
 from referee.store.results import Store
-from sandboxes import get_job
+from sandboxes import JOBS, get_job
 
 __all__ = ["AGENT_PREFIX", "arena_task", "arena_verdict", "bout_tools", "message_limit", "pass_at_1", "pass_hat_k",
            "play_bout", "read_prices", "variants", "verdict"]
@@ -240,11 +240,11 @@ def arena_verdict() -> Scorer:
     return score
 
 
-def arena_task(job: str, tier: str | None = None, seeds: str | None = None, samples: int = 1,
+def arena_task(job: str | None, tier: str | None = None, seeds: str | None = None, samples: int = 1,
                epochs: int = 1, agent: Solver | None = None, prices: str | None = None) -> Task:
-    """The Inspect task of one job (``tier`` a task version, ``seeds`` like ``1-20``, ``prices`` a
-    price table file)."""
-    dataset = variants(job, tier, seeds, samples)
-    return Task(dataset=MemoryDataset(dataset, name=f"forge_arena/{job}"),
+    """The Inspect task of one job, or of every job when ``job`` is None (``tier`` a task version,
+    ``seeds`` like ``1-20``, ``prices`` a price table file)."""
+    dataset = [s for j in ([job] if job else sorted(JOBS)) for s in variants(j, tier, seeds, samples)]
+    return Task(dataset=MemoryDataset(dataset, name=f"forge_arena/{job or 'arena'}"),
                 solver=play_bout(agent, read_prices(prices)), scorer=arena_verdict(),
-                epochs=Epochs(epochs, "mean"), message_limit=message_limit(dataset), name=job)
+                epochs=Epochs(epochs, "mean"), message_limit=message_limit(dataset), name=job or "arena")

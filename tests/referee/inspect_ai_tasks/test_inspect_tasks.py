@@ -280,3 +280,11 @@ def test_inspect_eval_on_the_command_line_plays_a_verified_bout(arena_home: Path
     (tmp_path / "bout.json").write_bytes(bytes(stored.envelope))
     verified = CliRunner().invoke(app, ["replay", str(tmp_path / "bout.json")])
     assert verified.exit_code == 0 and "Verified, Reproduced" in verified.output, verified.output
+
+
+def test_the_arena_task_covers_every_job_unless_given_one() -> None:
+    every = arena_task(None, TIER, "3-4").dataset
+    assert sorted({s.metadata["job"] for s in every}) == sorted(JOBS)  # type: ignore[index]
+    assert len(every) == 2 * len(JOBS) and len({s.id for s in every}) == len(every)
+    one = arena_task("weekend", TIER, "3-4").dataset
+    assert {s.metadata["job"] for s in one} == {"weekend"}  # type: ignore[index]
