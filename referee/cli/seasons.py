@@ -189,17 +189,35 @@ def board(
     db: DbOpt = None,
     as_json: JsonOpt = False,
     allow_unsandboxed: AllowOpt = None,
+    rules: Annotated[str | None, typer.Option(help="Judge the bouts under this rules version, from their "
+                                              "signed regrade records (`arena regrade`).")] = None,
+    diff: Annotated[bool, typer.Option("--diff", metavar="", help="With --rules: list the bouts whose verdict "
+                                       "moved and each board row before and after.")] = False,
 ) -> None:
     """The leaderboard and the failure-mode board (practice bouts never on it)."""
     from rich.console import Console
 
+    from catalog import CatalogError
     from referee.console.publishing import board as boards
+    from referee.console.regrading import diff_lines
+    from referee.errors import ArenaError, RegradeRefused
 
-    leaders, failures, data = boards(db, season, tuple(allow_unsandboxed or ()))
+    if diff and rules is None:
+        _fail("--diff needs --rules VERSION")
+    try:
+        leaders, failures, data = boards(db, season, tuple(allow_unsandboxed or ()), rules)
+    except RegradeRefused as err:  # a stored record that does not verify: something changed
+        _fail(err, 1)
+    except (ArenaError, CatalogError) as err:
+        _fail(err)
     if as_json:
         _echo_json(data)
         return
     console = Console() if sys.stdout.isatty() else Console(width=140)
+    if diff:
+        for line in diff_lines(data["diff"], data["rules_version"]):
+            say(line)
+        return
     console.print(leaders)
     console.print(failures)
 

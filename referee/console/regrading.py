@@ -35,7 +35,7 @@ from referee.log.signing import Keyring
 from referee.log.verify import Cause, Check, read_bounded, verify_bytes, verify_path
 from referee.untrusted import BOUT_ID, write_under
 
-__all__ = ["RECORD_SUFFIX", "RegradeLine", "RegradeReport", "check_record_file", "record_name", "regrade",
+__all__ = ["RECORD_SUFFIX", "RegradeLine", "RegradeReport", "check_record_file", "diff_lines", "record_name", "regrade",
            "regrade_files", "regrade_season", "summary"]
 
 RECORD_SUFFIX = ".regrade.json"
@@ -258,3 +258,47 @@ def regrade(paths: Sequence[Path], season: str | None, dataset: Path | None, rul
     finally:
         store.close()
     return RegradeReport(lines, code, counts)
+
+
+def _rate(figures: dict[str, Any] | None, name: str) -> str:
+    """A rate with its 95% interval, in percent ("-" where the row or the rate is missing)."""
+    if figures is None or figures[name] is None:
+        return "-"
+    from fractions import Fraction
+
+    value = f"{float(Fraction(figures[name])) * 100:.1f}%"
+    ci = figures.get(f"{name}_ci95")
+    return value + (f" [{float(ci[0]) * 100:.0f}-{float(ci[1]) * 100:.0f}]" if ci else "")
+
+
+def _score(figures: dict[str, Any] | None) -> str:
+    if figures is None or figures["mean_score_bp"] is None:
+        return "-"
+    from fractions import Fraction
+
+    return f"{float(Fraction(figures['mean_score_bp'])):.0f} bp"
+
+
+def diff_lines(diff: dict[str, Any], rules_version: str) -> list[str]:
+    """`arena board --rules X --diff` as text: the bouts whose verdict moved, then each board row
+    under the rules it was played under and under X (pass@1 and pass^k with 95% intervals)."""
+    out = [f"Bouts whose verdict moved under rules {rules_version}: {len(diff['moved'])}"]
+    for m in diff["moved"]:
+        if m["status"] == "needs_replay":
+            out.append(f"  {m['bout_id']} {m['agent']} {m['job']} {m['task_version']} seed {m['seed']} attempt "
+                       f"{m['attempt']}: NEEDS REPLAY (missing on the board)")
+            continue
+        word = {True: "PASS", False: "FAIL"}
+        traps = "".join(f"; {t['trap_id']} {t['before'] or 'not judged'} -> {t['after'] or 'not judged'}"
+                        for t in m["traps"])
+        out.append(f"  {m['bout_id']} {m['agent']} {m['job']} {m['task_version']} seed {m['seed']} attempt "
+                   f"{m['attempt']}: Rules {m['played_rules']} {word[m['passed'][0]]} {m['score_bp'][0]} bp -> "
+                   f"Rules {m['rules_version']} {word[m['passed'][1]]} {m['score_bp'][1]} bp{traps}")
+    out.append("Board rows (pass@1, pass^k with 95% intervals; mean score):")
+    for row in diff["board"]:
+        b, a = row["before"], row["after"]
+        out.append(f"  {row['agent']} · {row['task_version']}: rules {b['rules_version'] if b else '-'} "
+                   f"pass@1 {_rate(b, 'pass_at_1')}, pass^k {_rate(b, 'pass_hat_k')}, {_score(b)}, rank "
+                   f"{b['rank'] if b else '-'} -> rules {rules_version} pass@1 {_rate(a, 'pass_at_1')}, pass^k "
+                   f"{_rate(a, 'pass_hat_k')}, {_score(a)}, rank {a['rank'] if a else '-'}")
+    return out
