@@ -156,7 +156,7 @@ def board(db: str | None, season: str | None, allow_unsandboxed: Collection[str]
 
             rules = load_catalog().rules(rules).version
             judged, missing, records = rows_under(store, season, rules, own_keyring(ensure_key()), allow_unsandboxed)
-            diff = board_diff(leaderboard(rows, pending), judged, missing, records)
+            diff = board_diff(leaderboard(rows, pending), judged, missing, {k: v[0] for k, v in records.items()})
             rows, pending = judged, missing
     finally:
         store.close()
@@ -175,12 +175,24 @@ def board(db: str | None, season: str | None, allow_unsandboxed: Collection[str]
     return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
 
 
-def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:
+def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = (),
+           rules: str | None = None) -> ExportResult:
+    """Publish the dataset; with ``rules``, as the bouts' signed regrade records judge them under
+    those rules, each record shipped beside the logs (ADR 0061)."""
     key = ensure_key()
     ring = own_keyring(key)
     store = _store(db)
     try:
-        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season, allow_unsandboxed)
+        regraded = None
+        if rules is not None:
+            from catalog import load_catalog
+            from referee.console.rulesboard import rows_under
+            from referee.export import Regraded
+
+            rules = load_catalog().rules(rules).version
+            rows, pending, records = rows_under(store, season, rules, ring, allow_unsandboxed)
+            regraded = Regraded(rules, rows, pending, records)
+        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season, allow_unsandboxed, regraded)
     finally:
         store.close()
 

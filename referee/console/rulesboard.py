@@ -26,8 +26,9 @@ __all__ = ["board_diff", "rows_under"]
 
 def rows_under(store: Store, season: str | None, rules_version: str, ring: Keyring,
                allow_unsandboxed: Collection[str] = ()) -> tuple[list[BoutColumns], list[Pending],
-                                                                 dict[str, RegradeRecord]]:
-    """The board's rows and missing attempts under ``rules_version``, and the records that judged them.
+                                                                 dict[str, tuple[RegradeRecord, bytes]]]:
+    """The board's rows and missing attempts under ``rules_version``, and the records that judged
+    them (each with its signed envelope), by bout id.
 
     Raises:
         RegradeRefused: a record does not verify or does not name its bout's log.
@@ -37,7 +38,7 @@ def rows_under(store: Store, season: str | None, rules_version: str, ring: Keyri
 
     rows = on_board(store.rows(season), allow_unsandboxed)
     logs = {r.bout_id: r.log_sha256 for r in rows}
-    records: dict[str, RegradeRecord] = {}
+    records: dict[str, tuple[RegradeRecord, bytes]] = {}
     stored = stored_regrades(store, rules_version, season)
     for row in stored:
         try:
@@ -47,7 +48,7 @@ def rows_under(store: Store, season: str | None, rules_version: str, ring: Keyri
                                  f"verify: {err}") from None
         if row.bout_id in logs and record.log_sha256 != logs[row.bout_id]:
             raise RegradeRefused(f"the regrade record of {row.bout_id} names another log than the stored one")
-        records[row.bout_id] = record
+        records[row.bout_id] = (record, row.record)
     lacking = [r.bout_id for r in rows if r.rules_version != rules_version and r.bout_id not in records]
     if lacking:
         where = f" --season {season}" if season else ""

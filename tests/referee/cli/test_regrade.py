@@ -100,6 +100,30 @@ def test_a_season_under_05_regraded_to_06_moves_what_the_weights_move(season: st
     assert code == 0 and f"moved under rules 0.6: {moved}" in out and "[" in out  # intervals shown
 
 
+def test_a_season_published_under_06_carries_both_rules_and_its_records(season: str, tmp_path: Path) -> None:
+    assert arena("regrade", "--season", season, "--rules", "0.6", "--out", str(tmp_path / "r1"))[0] == 0
+    pub = tmp_path / "pub"
+    assert arena("season", "publish", season, "--out", str(pub), "--rules", "0.6")[0] == 0
+    assert arena("dataset", "verify", str(pub))[0] == 0
+    rows = [json.loads(line) for line in (pub / "data/bouts.jsonl").read_text().splitlines()]
+    records = {p.name: p.read_bytes() for p in (pub / "regrades").iterdir()}
+    assert records == _records(tmp_path / "r1")  # the very records the season's regrade signed
+    for row in rows:
+        assert (row["played_rules_version"], row["rules_version"]) == ("0.5", "0.6")
+        record = open_record(records[f"{row['bout_id']}.rules-0.6.regrade.json"], keyring()).record
+        assert record.judged is not None and row["score_bp"] == record.judged.score_bp
+    leaders = (pub / "data/leaderboard.csv").read_text().splitlines()[1:]
+    assert leaders and all(",0.6," in line for line in leaders)
+
+    # Regrading the published dataset gives the same records again; a changed record is caught.
+    assert arena("regrade", "--dataset", str(pub), "--rules", "0.6", "--out", str(tmp_path / "r3"))[0] == 0
+    assert _records(tmp_path / "r3") == _records(tmp_path / "r1")
+    name = sorted(records)[0]
+    (pub / "regrades" / name).write_bytes(records[sorted(records)[1]])  # another bout's record in its place
+    code, out = arena("dataset", "verify", str(pub))
+    assert code == 1 and name in out
+
+
 def test_a_board_under_rules_not_regraded_to_says_what_to_run(season: str) -> None:
     code, out = arena("board", "--season", season, "--rules", "0.6")
     assert code == 2 and "arena regrade --season s1 --rules 0.6" in out
