@@ -19,8 +19,10 @@
      │    └── KeyRefused                the provider refused the API key (401, 403): a person must act
      ├── AgentFailed                    a user's own agent crashed, hung or answered out of shape:
      │                                  that bout's failure, logged, never the run's
-     └── AgentGone                      an MCP client went away (disconnected or silent): the bout
-                                        pauses for the client to resume, never counted against it
+     ├── AgentGone                      an MCP client went away (disconnected or silent): the bout
+     │                                  pauses for the client to resume, never counted against it
+     └── RegradeError (ValueError)      a log cannot be regraded under other rules (ADR 0061)
+          └── RegradeRefused            the log does not reproduce, or a regrade record does not match it
 
 Messages never carry key material or provider API keys.
 """
@@ -29,8 +31,9 @@ from __future__ import annotations
 
 __all__ = [
     "AgentFailed", "AgentGone", "ArenaError", "KeyFileError", "KeyMissing", "KeyRefused", "LogCorrupt",
-    "LogShapeError", "ProviderError", "RateLimited", "ResumeError", "SignatureInvalid", "SiteError", "StoreError",
-    "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable", "UsageError",
+    "LogShapeError", "ProviderError", "RateLimited", "RegradeError", "RegradeRefused", "ResumeError",
+    "SignatureInvalid", "SiteError", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable",
+    "UsageError",
 ]
 
 
@@ -124,3 +127,14 @@ class AgentGone(ArenaError):
     the server's idle limit. The bout pauses (reason ``disconnected``) and any session
     holding its id can resume it; like an outage, and unlike a crash in a user's code,
     a dropped connection says nothing about the agent."""
+
+
+class RegradeError(ArenaError, ValueError):
+    """A log cannot be regraded, or a regrade record checked, and nothing shows a change: the
+    target rules do not judge its task version, its job or rules are not in the catalogue, a
+    record names a log that is not at hand (exit 2)."""
+
+
+class RegradeRefused(RegradeError):
+    """A log that does not reproduce (its calls or verdict differ from the rebuilt world's) or a
+    regrade record that does not match its log: something changed, so nothing is regraded (exit 1)."""

@@ -20,12 +20,15 @@ from referee.bout.judge import judge
 from referee.canonical import canonical_bytes, digest, plain_bytes, same_json, sha256_hex
 from referee.errors import ResumeError
 from referee.log.chain import BoutLog
-from referee.log.events import Header, Result, ToolEvent, validate_event
+from referee.log.events import Header, ResultEvent, ToolEvent, validate_event
 from sandboxes import UnknownJob, get_job
 from sandboxes.kit.tools import Tool, ToolOutcome
 from sandboxes.kit.world import World
 
-__all__ = ["Diverged", "Reproduction", "check_world", "replay_calls", "reproduce", "state_digest", "world_digests"]
+__all__ = [
+    "Diverged", "Reproduction", "check_structure", "check_world", "held_to_log", "replay_calls", "reproduce",
+    "rerun_logged", "state_digest", "world_digests",
+]
 
 DIGEST_FIELDS = ("world_digest", "tools_digest", "brief_digest")
 
@@ -129,7 +132,7 @@ def _logged_outcome(data: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True, "result": data["result"]} if data["ok"] else {"ok": False, "error": data["error"]}
 
 
-def _structure(events: Sequence[dict[str, Any]]) -> None:
+def check_structure(events: Sequence[dict[str, Any]]) -> None:
     """The log must be the shape the bout loop writes: each turn's calls followed by their
     tool events in order, call numbers 0..n-1, and counts that match the result.
 
@@ -168,12 +171,12 @@ def reproduce(log: BoutLog) -> Reproduction:
     """Re-run a (verified) log against its world rebuilt from the seed."""
     events = log.events
     try:
-        _structure(events)
+        check_structure(events)
     except Diverged as err:
         return err.reproduction()
     header = validate_event(0, events[0]).data
     result_event = validate_event(len(events) - 1, events[-1])
-    assert isinstance(header, Header) and isinstance(result_event.data, Result)  # parse_log checked both
+    assert isinstance(header, Header) and isinstance(result_event, ResultEvent)  # parse_log checked both
     try:
         job = get_job(header.job)
         catalog = load_catalog()
@@ -186,19 +189,34 @@ def reproduce(log: BoutLog) -> Reproduction:
         check_world(world, header)
         for event in events[1:-1]:
             if event["type"] == "tool":
-                data = event["data"]
-                _rerun(world, event["seq"], data["name"], data["args"], _logged_outcome(data))
-        verdict = judge(world, rules).as_json()
-        end_digest = state_digest(world)
+                rerun_logged(world, event)
+        held_to_log(result_event, state_digest(world), judge(world, rules).as_json())
     except Diverged as err:
         return err.reproduction()
     finally:
         world.db.close()
+    return Reproduction("reproduced")
+
+
+def rerun_logged(world: World, event: dict[str, Any]) -> ToolOutcome:
+    """One logged tool event (as `parse_log` read it) run again on ``world``, held to its outcome.
+
+    Raises:
+        Diverged: the world gives another outcome.
+    """
+    data = event["data"]
+    return _rerun(world, event["seq"], data["name"], data["args"], _logged_outcome(data))
+
+
+def held_to_log(result_event: ResultEvent, end_digest: str, verdict: dict[str, Any]) -> None:
+    """The end state and the verdict (`Verdict.as_json`) the rebuilt world gives are the logged ones.
+
+    Raises:
+        Diverged: at the result event, naming the first that differs.
+    """
     result, last = result_event.data, result_event.seq
     if result.end_state_digest != end_digest:
-        return Diverged(last, "end-state digest", result.end_state_digest, end_digest).reproduction()
-    recorded = result.verdict()
-    for name, value in recorded.items():
+        raise Diverged(last, "end-state digest", result.end_state_digest, end_digest)
+    for name, value in result.verdict().items():
         if not same_json(value, verdict[name]):
-            return Diverged(last, f"verdict {name}", value, verdict[name]).reproduction()
-    return Reproduction("reproduced")
+            raise Diverged(last, f"verdict {name}", value, verdict[name])

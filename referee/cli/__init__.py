@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli import bouts, catalog, info, paused, seasons, serve, site, store
+from referee.cli import bouts, catalog, info, paused, regrade, seasons, serve, site, store
 from referee.cli.options import EXIT_INTERNAL, EXIT_UNDECIDED, EXIT_USAGE, usage_error
 
 __all__ = ["EXIT_CODES", "app", "main"]
@@ -62,6 +62,7 @@ app.command()(bouts.run)
 app.command()(bouts.resume)
 app.command()(bouts.verify)
 app.command()(bouts.replay)
+app.command()(regrade.regrade)
 app.add_typer(bouts.bout_app, name="bout")
 app.command()(bouts.demo)
 app.add_typer(seasons.season_app, name="season")

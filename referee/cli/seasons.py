@@ -150,9 +150,12 @@ AllowOpt = Annotated[list[str] | None, typer.Option(
 
 @season_app.command("publish")
 def season_publish(name: str, out: Annotated[Path, typer.Option(help="An empty folder.")], db: DbOpt = None,
-                   as_json: JsonOpt = False, allow_unsandboxed: AllowOpt = None) -> None:
+                   as_json: JsonOpt = False, allow_unsandboxed: AllowOpt = None,
+                   rules: Annotated[str | None, typer.Option(help="Publish it judged under this rules version, "
+                                                             "from its signed regrade records (`arena regrade`).")]
+                   = None) -> None:
     """Export one season as a citable dataset (its boards leave practice and unsandboxed bouts out)."""
-    _export(db, out, name, as_json, tuple(allow_unsandboxed or ()))
+    _export(db, out, name, as_json, tuple(allow_unsandboxed or ()), rules)
 
 
 def export_cmd(
@@ -165,15 +168,19 @@ def export_cmd(
     _export(db, out, season, as_json)
 
 
-def _export(db: str | None, out: Path, season: str | None, as_json: bool, allow: tuple[str, ...] = ()) -> None:
+def _export(db: str | None, out: Path, season: str | None, as_json: bool, allow: tuple[str, ...] = (),
+            rules: str | None = None) -> None:
+    from catalog import CatalogError
     from referee.console.publishing import export
-    from referee.errors import ArenaError
+    from referee.errors import ArenaError, RegradeRefused
     from referee.export import ExportError
     from referee.store.home import ensure_folder
 
     try:
-        result = export(db, ensure_folder(out, "--out"), season, allow)
-    except (ArenaError, ExportError) as err:
+        result = export(db, ensure_folder(out, "--out"), season, allow, rules)
+    except RegradeRefused as err:  # a stored record that does not verify: something changed
+        _fail(err, 1)
+    except (ArenaError, ExportError, CatalogError) as err:
         _fail(err)
     if as_json:
         _echo_json({"out": str(result.out), "bouts": result.bouts, "files": result.files,
@@ -189,17 +196,35 @@ def board(
     db: DbOpt = None,
     as_json: JsonOpt = False,
     allow_unsandboxed: AllowOpt = None,
+    rules: Annotated[str | None, typer.Option(help="Judge the bouts under this rules version, from their "
+                                              "signed regrade records (`arena regrade`).")] = None,
+    diff: Annotated[bool, typer.Option("--diff", metavar="", help="With --rules: list the bouts whose verdict "
+                                       "moved and each board row before and after.")] = False,
 ) -> None:
     """The leaderboard and the failure-mode board (practice bouts never on it)."""
     from rich.console import Console
 
+    from catalog import CatalogError
     from referee.console.publishing import board as boards
+    from referee.console.regrading import diff_lines
+    from referee.errors import ArenaError, RegradeRefused
 
-    leaders, failures, data = boards(db, season, tuple(allow_unsandboxed or ()))
+    if diff and rules is None:
+        _fail("--diff needs --rules VERSION")
+    try:
+        leaders, failures, data = boards(db, season, tuple(allow_unsandboxed or ()), rules)
+    except RegradeRefused as err:  # a stored record that does not verify: something changed
+        _fail(err, 1)
+    except (ArenaError, CatalogError) as err:
+        _fail(err)
     if as_json:
         _echo_json(data)
         return
     console = Console() if sys.stdout.isatty() else Console(width=140)
+    if diff:
+        for line in diff_lines(data["diff"], data["rules_version"]):
+            say(line)
+        return
     console.print(leaders)
     console.print(failures)
 

@@ -26,6 +26,8 @@ __all__ = [
     "AuditFile",
     "AuditTally",
     "Board",
+    "BoardChange",
+    "BoardDiff",
     "BoutLine",
     "BoutListEntry",
     "BoutShow",
@@ -42,10 +44,14 @@ __all__ = [
     "KeysNew",
     "KeysRotate",
     "LeaderJson",
+    "MovedBout",
     "PausedDiscard",
     "PausedEntry",
     "PausedLine",
     "Reasons",
+    "Regrade",
+    "RegradeBout",
+    "RegradeStored",
     "RulesEntry",
     "SeasonLine",
     "SeasonNew",
@@ -322,10 +328,68 @@ class CapsJson(Shape):
     tool_calls: int
 
 
+class MovedBout(Shape):
+    """A bout whose verdict moved under the rules asked for (or that needs replay under them)."""
+
+    bout_id: str
+    agent: str
+    job: str
+    task_version: str
+    seed: int
+    attempt: int
+    played_rules: str
+    rules_version: str
+    status: Literal["regraded", "needs_replay"]
+    passed: list[bool | None]
+    score_bp: list[int | None]
+    traps: list[dict[str, Any]]
+
+
+class BoardChange(Shape):
+    """One board row's figures under the rules played and the rules asked for (None: no such row)."""
+
+    agent: str
+    task_version: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+class BoardDiff(Shape):
+    moved: list[MovedBout]
+    board: list[BoardChange]
+
+
 class Board(Shape):
     leaderboard: list[LeaderJson]
     failure_modes: list[FailureJson]
     caps: list[CapsJson]
+    rules_version: str | None = None
+    """With ``--rules``: the rules the bouts are judged under (their regrade records, ADR 0061)."""
+    diff: BoardDiff | None = None
+
+
+class RegradeBout(Shape):
+    source: str
+    bout_id: str
+    verdict: Literal["Regraded", "NEEDS REPLAY", "NOT VERIFIED", "NOT REPRODUCED", "CANNOT REGRADE"]
+    reason: str
+    record: str
+    moved: bool
+    exit_code: int
+
+
+class RegradeStored(Shape):
+    new: int
+    replaced: int
+
+
+class Regrade(Shape):
+    command: Literal["regrade"]
+    rules_version: str
+    bouts: list[RegradeBout]
+    tally: dict[str, int]
+    exit_code: int
+    stored: RegradeStored | None
 
 
 class Worker(Shape):
@@ -448,7 +512,7 @@ SHAPES: dict[str, Any] = {
     "world": World, "catalog list": list[Trap], "catalog show": Trap, "catalog cite": Cite,
     "keys new": KeysNew, "keys rotate": KeysRotate, "keys list": list[KeyEntry],
     "run": StreamLine, "resume": StreamLine, "season run": StreamLine,
-    "verify": Audit, "replay": Audit, "bout show": BoutShow, "demo": Demo,
+    "verify": Audit, "replay": Audit, "regrade": Regrade, "bout show": BoutShow, "demo": Demo,
     "season new": SeasonNew, "season status": dict[str, int], "season publish": Export, "export": Export,
     "board": Board, "dataset verify": DatasetVerify, "worker": Worker, "store upgrade": StoreUpgrade,
     "bout list": list[BoutListEntry], "site build": SiteBuild,

@@ -84,11 +84,12 @@ def _split(text: str) -> tuple[str, str]:
 
 
 def log_files(paths: Sequence[Path]) -> list[Path]:
-    """The files to check: each path as given, a folder as its ``*.bout.json`` files sorted by
-    name (a folder with none is itself reported, as cannot-verify)."""
+    """The files to check: each path as given, a folder as its ``*.bout.json`` files and the
+    regrade records beside them (``*.regrade.json``, ADR 0061) sorted by name (a folder with
+    none is itself reported, as cannot-verify)."""
     out: list[Path] = []
     for path in paths:
-        found = sorted(path.glob("*.bout.json")) if path.is_dir() else []
+        found = sorted([*path.glob("*.bout.json"), *path.glob("*.regrade.json")]) if path.is_dir() else []
         out.extend(found or [path])
     return out
 
@@ -152,6 +153,10 @@ def _variant_hint(path: Path) -> bytes:
 
 def _audit_one(ring: Keyring, periods: dict[str, Period], replay: bool, path: Path) -> tuple[str, int]:
     """One file's verdict line (without its path) and exit code; run in a worker process for large batches."""
+    if path.name.endswith(".regrade.json"):
+        from referee.console.regrading import check_record_file
+
+        return check_record_file(path, ring, replay)
     check = verify_path(path, ring, periods)
     code = check.exit_code
     if check.status == "failed":

@@ -136,17 +136,28 @@ def status(db: str | None, name: str) -> dict[str, int]:
         store.close()
 
 
-def board(db: str | None, season: str | None,
-          allow_unsandboxed: Collection[str] = ()) -> tuple[Any, Any, dict[str, Any]]:
+def board(db: str | None, season: str | None, allow_unsandboxed: Collection[str] = (),
+          rules: str | None = None) -> tuple[Any, Any, dict[str, Any]]:
     """Both boards as rich tables (the leaderboard with the caps per job under it), and as
     JSON-ready data; every rate counts against the plan (ADR 0011). Practice bouts, and
-    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050)."""
+    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050).
+    With ``rules``, the bouts as their signed regrade records judge them under those rules,
+    and ``diff``: what moved against the rules they were played under (ADR 0061)."""
     store = _store(db)
+    diff: dict[str, Any] | None = None
     try:
         if season is not None:
             season_status(store, season)  # an unknown season is an error, not an empty board
-        rows = on_board(store.rows(season), allow_unsandboxed)
+        rows: Sequence[Any] = on_board(store.rows(season), allow_unsandboxed)
         pending = pending_attempts(store, season)
+        if rules is not None:
+            from catalog import load_catalog
+            from referee.console.rulesboard import board_diff, rows_under
+
+            rules = load_catalog().rules(rules).version
+            judged, missing, records = rows_under(store, season, rules, own_keyring(ensure_key()), allow_unsandboxed)
+            diff = board_diff(leaderboard(rows, pending), judged, missing, {k: v[0] for k, v in records.items()})
+            rows, pending = judged, missing
     finally:
         store.close()
     leaders, failures, caps = leaderboard(rows, pending), failure_modes(rows, pending), caps_board(rows)
@@ -158,15 +169,30 @@ def board(db: str | None, season: str | None,
         "caps": [{"rules_version": c.rules_version, "task_version": c.task_version, "job": c.job,
                   "turns": c.turns, "tool_calls": c.tool_calls} for c in caps],
     }
+    if diff is not None:
+        data["rules_version"] = rules
+        data["diff"] = {"moved": diff["moved"], "board": diff["board"]}
     return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
 
 
-def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:
+def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = (),
+           rules: str | None = None) -> ExportResult:
+    """Publish the dataset; with ``rules``, as the bouts' signed regrade records judge them under
+    those rules, each record shipped beside the logs (ADR 0061)."""
     key = ensure_key()
     ring = own_keyring(key)
     store = _store(db)
     try:
-        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season, allow_unsandboxed)
+        regraded = None
+        if rules is not None:
+            from catalog import load_catalog
+            from referee.console.rulesboard import rows_under
+            from referee.export import Regraded
+
+            rules = load_catalog().rules(rules).version
+            rows, pending, records = rows_under(store, season, rules, ring, allow_unsandboxed)
+            regraded = Regraded(rules, rows, pending, records)
+        return export_dataset(store, out, key, ring, load_periods([keys_dir()]), season, allow_unsandboxed, regraded)
     finally:
         store.close()
 

@@ -11,7 +11,7 @@ import binascii
 import json
 import os
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,15 +38,17 @@ from referee.export.rows import (
 from referee.log.chain import BoutLog, parse_log
 from referee.log.keys import Period
 from referee.log.merkle import leaf_bytes, merkle_root
+from referee.log.regrades import RegradeRecord
 from referee.log.signing import ArenaKey, Keyring
 from referee.log.verify import verify_bytes
 from referee.seasons.season import Season, SeasonBout, pending_attempts
-from referee.store.boards import DEFAULT_ATTEMPTS, caps_board, counted, failure_modes, leaderboard
+from referee.store.boards import DEFAULT_ATTEMPTS, Pending, caps_board, counted, failure_modes, leaderboard
+from referee.store.columns import BoutColumns
 from referee.store.fairplay import on_board
-from referee.store.results import Store
+from referee.store.results import BoutRow, Store
 from referee.untrusted import BOUT_ID, NAME, shown, write_under
 
-__all__ = ["ExportError", "ExportResult", "export_dataset", "verify_dataset"]
+__all__ = ["ExportError", "ExportResult", "Regraded", "export_dataset", "verify_dataset"]
 
 verify_dataset = manifest.verify_dataset
 
@@ -64,11 +66,27 @@ class ExportResult:
     key_id: str = ""
 
 
+@dataclass(frozen=True)
+class Regraded:
+    """A dataset published under other rules than its bouts were played under (ADR 0061): the
+    board's rows and missing attempts as the records judge them (`referee.store.regrades.judged_rows`),
+    and each bout's signed record (record, envelope), already checked against its log."""
+
+    rules_version: str
+    rows: Sequence[BoutColumns]
+    pending: Sequence[Pending]
+    records: Mapping[str, tuple[RegradeRecord, bytes]]
+
+    def file(self, bout_id: str) -> str:
+        return f"regrades/{bout_id}.rules-{self.rules_version}.regrade.json"
+
+
 def _ids(text: str) -> tuple[str, ...]:
     return tuple(t for t in text.split(";") if t)
 
 
-def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Period]) -> list[DatasetRow]:
+def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Period],
+          regraded: Regraded | None = None) -> list[DatasetRow]:
     with Session(store.engine) as session:
         leaf = {b.bout_id: b.leaf_index for b in session.exec(select(SeasonBout)) if b.bout_id}
     stored = store.rows(season)
@@ -85,20 +103,38 @@ def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Pe
         next_index[r.season] += 1
         check = verify_bytes(r.envelope, ring, periods)
         facts = _log_facts(check.log or _untrusted(r.envelope))
-        out.append(DatasetRow(
+        judged = _judged(r, regraded)
+        out.append(DatasetRow(**judged, played_rules_version=r.rules_version,
             bout_id=r.bout_id, season=r.season, leaf_index=index, agent=r.agent, job=r.job, variant=r.variant,
             agent_name=r.agent_name or "", agent_version=r.agent_version or "",
             task_version=r.task_version, task_version_slug=slugs.get(r.task_version, r.task_version),
-            rules_version=r.rules_version, seed=r.seed, attempt=r.attempt,
+            seed=r.seed, attempt=r.attempt,
             planned_attempts=r.planned_attempts or DEFAULT_ATTEMPTS, counted=r.bout_id in counts,
-            passed=r.passed, score_bp=r.score_bp, traps_planted=_ids(r.traps_planted),
-            traps_sprung=_ids(r.traps_sprung), traps_avoided=_ids(r.traps_avoided), turns=r.turns,
+            traps_planted=_ids(r.traps_planted), turns=r.turns,
             tool_calls=r.tool_calls, tokens=r.tokens, cost_micro_usd=r.cost_micro_usd, **facts,
             started_at=r.started_at, finished_at=r.finished_at, log_sha256=r.log_sha256,
             envelope_sha256=sha256_hex(r.envelope), key_id=r.key_id,
             verified=check.status == "verified", envelope=r.envelope,
         ))
     return out
+
+
+def _judged(row: BoutRow, regraded: Regraded | None) -> dict[str, Any]:
+    """A row's verdict columns: as played, or as its regrade record judges it (a bout that needs
+    replay keeps its played verdict and rules, and names the record that says so)."""
+    played = {"rules_version": row.rules_version, "passed": row.passed, "score_bp": row.score_bp,
+              "traps_sprung": _ids(row.traps_sprung), "traps_avoided": _ids(row.traps_avoided), "regrade_sha256": ""}
+    found = regraded.records.get(row.bout_id) if regraded is not None else None
+    if found is None:
+        return played
+    record, envelope = found
+    played["regrade_sha256"] = sha256_hex(envelope)
+    j = record.judged
+    if j is None:
+        return played
+    return {**played, "rules_version": record.rules_version, "passed": j.passed, "score_bp": j.score_bp,
+            "traps_sprung": tuple(j.traps_sprung),
+            "traps_avoided": tuple(t for t, s in j.traps.items() if s == "avoided")}
 
 
 def _untrusted(envelope: bytes) -> BoutLog | None:
@@ -188,17 +224,19 @@ def _check_names(rows: Sequence[Any]) -> None:
 
 
 def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, periods: dict[str, Period],
-                   season: str | None = None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:
+                   season: str | None = None, allow_unsandboxed: Collection[str] = (),
+                   regraded: Regraded | None = None) -> ExportResult:
     """Write the dataset for one season (or every bout) into the empty folder ``out``. Every
     row and log goes in; the boards leave out practice bouts, and unsandboxed ones of agents not
-    in ``allow_unsandboxed`` (ADR 0050).
+    in ``allow_unsandboxed`` (ADR 0050). ``regraded``: rows, boards and records under other rules
+    than the bouts were played under, each record shipped under ``regrades/`` (ADR 0061).
 
     Raises:
         ExportError: nothing to export, or ``out`` is not empty.
     """
     if out.exists() and any(out.iterdir()):
         raise ExportError(f"{out} is not empty; export into a new folder")
-    rows = _rows(store, season, ring, periods)
+    rows = _rows(store, season, ring, periods, regraded)
     if not rows:
         raise ExportError(f"no bouts to export{f' in season {season!r}' if season else ''}")
     _check_names(rows)
@@ -220,8 +258,15 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files["data/bout_traps.csv"] = bout_traps_csv(rows)
     trap_columns = next(t for t in TABLES if t.name == "traps").names
     files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
-    stored = on_board(store.rows(season), allow_unsandboxed)
-    pending = pending_attempts(store, season)
+    stored: Sequence[BoutColumns] = on_board(store.rows(season), allow_unsandboxed)
+    pending: Sequence[Pending] = pending_attempts(store, season)
+    regrades: list[dict[str, str]] = []
+    if regraded is not None:
+        stored, pending = regraded.rows, regraded.pending
+        for r in rows:
+            if r.bout_id in regraded.records:
+                files[regraded.file(r.bout_id)] = regraded.records[r.bout_id][1]
+                regrades.append({"bout_id": r.bout_id, "file": regraded.file(r.bout_id), "log_sha256": r.log_sha256})
     files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored, pending))
     files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))
     files["data/caps.csv"] = caps_csv(caps_board(stored))
@@ -246,7 +291,8 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files["CITATION.bib"] = citation.bibtex(info)
     files["README.md"] = citation.card(info, sorted([*files, manifest.MANIFEST, manifest.SIGNATURE, manifest.SUMS]))
     predicate = {"title": info.title, "version": info.version, "date": info.date, "bouts": len(rows),
-                 "key_id": key.key_id, "seasons": seasons, "seeds": info.seeds}
+                 "key_id": key.key_id, "seasons": seasons, "seeds": info.seeds,
+                 **({"regrades": {"rules_version": regraded.rules_version, "records": regrades}} if regraded else {})}
     statement = manifest.statement(files, predicate)
     signature = manifest.sign_manifest(statement, key)
     files[manifest.MANIFEST], files[manifest.SIGNATURE] = statement, signature

@@ -50,6 +50,11 @@ BOUTS = Table("bouts", "data/bouts.csv", "One row per bout (also data/bouts.json
     Column("task_version", S, "The task version's name (Normal 1.0, Hard v2...)."),
     Column("task_version_slug", S, "The task version's slug, as the CLI takes it (normal-1.0, hard-v2...)."),
     Column("rules_version", S, "The rules version judged under (\"0.4\"): text, never a number."),
+    Column("played_rules_version", S, "The rules version the bout was played under: rules_version unless the "
+                                      "dataset was published regraded (`season publish --rules`, ADR 0061)."),
+    Column("regrade_sha256", S, "SHA-256 (hex) of regrades/<bout_id>.rules-<rules_version>.regrade.json, the "
+                                "signed record judging it under rules_version (or saying it needs replay, "
+                                "when rules_version is still the played one); empty when not regraded."),
     Column("seed", INT, "The world's seed: same job, task version and seed give the same world."),
     Column("attempt", INT, "Which attempt at this (agent, variant, seed), from 1."),
     Column("planned_attempts", INT, "k: attempts its run or season planned per seeded variant (3 if not recorded)."),

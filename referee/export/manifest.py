@@ -254,4 +254,35 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
             failures.add(f"season {name!r}: Merkle root not checked: {' and '.join(why)}", 2)
         elif merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
             failures.add(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
+    if isinstance(predicate.get("regrades"), dict):
+        _check_regrades(root, predicate["regrades"], subjects, seen, ring, failures)
     return failures
+
+
+def _check_regrades(root: Path, regrades: dict[str, Any], subjects: Mapping[str, str], seen: Mapping[str, _Seen],
+                    ring: Keyring, failures: Failures) -> None:
+    """A regraded dataset's records (ADR 0061): each signed by a key given, of a record's shape,
+    judging its bout under the dataset's rules, and naming the very log the dataset ships."""
+    from referee.log.regrades import open_record
+
+    for entry in regrades.get("records", []):
+        name, bout_id = str(entry.get("file")), str(entry.get("bout_id"))
+        if name not in subjects:
+            failures.add(f"{shown(name, 120)}: a regrade record the manifest does not list")
+            continue
+        data = _bytes_of(root / name)
+        if isinstance(data, _Seen):
+            continue  # named above, as missing or unreadable
+        try:
+            record = open_record(data, ring).record
+        except (SignatureInvalid, LogCorrupt) as err:
+            failures.add(f"{name}: NOT VERIFIED: {err}")
+            continue
+        except Unverifiable as err:
+            failures.add(f"{name}: NOT VERIFIED: {err}", 2)
+            continue
+        log = seen.get(f"logs/{bout_id}.bout.json", _Seen(None))
+        if record.bout_id != bout_id or record.rules_version != regrades.get("rules_version"):
+            failures.add(f"{name}: judges another bout or rules than the manifest says")
+        elif log.log_sha256 and record.log_sha256 != log.log_sha256:
+            failures.add(f"{name}: names another log than logs/{bout_id}.bout.json")

@@ -42,6 +42,8 @@ class DatasetRow:
     task_version: str
     task_version_slug: str
     rules_version: str
+    played_rules_version: str
+    regrade_sha256: str
     seed: int
     attempt: int
     planned_attempts: int

@@ -24,9 +24,9 @@ from referee.errors import StoreError
 
 __all__ = ["HEAD", "REVISIONS", "prepare", "revision_of", "upgrade"]
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010")
 HEAD = REVISIONS[-1]
-_OURS = frozenset({"bout", "bout_event", "paused_bout", "provider_gate", "season", "season_bout"})
+_OURS = frozenset({"bout", "bout_event", "paused_bout", "provider_gate", "regrade", "season", "season_bout"})
 _LOCK = 0x466F726765  # "Forge": the advisory lock every PostgreSQL opener takes while it checks or migrates
 
 

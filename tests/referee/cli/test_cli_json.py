@@ -86,6 +86,8 @@ def test_every_command_prints_its_documented_shape(tmp_path: Path, arena_home: P
     assert run("season status", "s1")["finished"] == 2
     board = run("board", "--season", "s1")
     assert board["leaderboard"][0]["task_version_slug"] == "normal-1.0" and board["leaderboard"][0]["tokens"] == 0
+    assert run("regrade", "--season", "s1", "--rules", "0.5")["tally"]["regraded"] == 2
+    assert run("board", "--season", "s1", "--rules", "0.5")["diff"]["moved"] == []
     published = run("season publish", "s1", "--out", str(tmp_path / "pub"))
     assert published["bouts"] == 2 and set(published["merkle_roots"]) == {"s1"}
     verified = run("dataset verify", str(tmp_path / "pub"))

@@ -20,7 +20,7 @@ from referee.errors import StoreError
 from referee.log.signing import Keyring, open_envelope
 from referee.log.verify import verify_bytes
 from referee.seasons import queue
-from referee.store import schema
+from referee.store import regrades, schema
 from referee.store.results import Store, StoreBase, upgrade_store
 from referee.store.schema import HEAD, REVISIONS
 
@@ -29,8 +29,10 @@ STORES = Path(__file__).parent / "stores"
 
 def _differences(url: str) -> list[object]:
     """What Alembic's autogenerate would still change to make the database match the models
-    (every table of the store: `referee.seasons.queue` imports the last modules that declare them)."""
+    (every table of the store: `referee.seasons.queue` imports the last modules that declare them,
+    and `referee.store.regrades` the regrade records' table)."""
     assert queue.BoutEvent.__tablename__ in StoreBase.metadata.tables
+    assert regrades.RegradeRow.__tablename__ in StoreBase.metadata.tables
     engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
     try:
         with engine.connect() as conn:
