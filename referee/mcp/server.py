@@ -3,10 +3,16 @@
 The official SDK (`mcp`, the ``forge-arena[mcp]`` extra) carries the protocol;
 `referee.mcp.bouts` holds the sessions and their bouts. A bout lives as long as a
 session, so the server keeps one per client connection: over stdio the process
-serves one client, whatever protocol era it speaks; over HTTP each client has a
-session (``Mcp-Session-Id``, the 2025-11-25 streamable HTTP the 2026-07-28 revision
-still supports), so ``server/discover`` there names only handshake versions and a
-client that would go stateless falls back to the handshake. When a connection
+serves one client; over HTTP each client has a session (``Mcp-Session-Id``, the
+2025-11-25 streamable HTTP the 2026-07-28 revision still supports), so ``server/discover``
+there names only handshake versions and a client that would go stateless falls back to
+the handshake. Over stdio the first request fixes the connection's era for good, so a
+``server/discover`` probe is answered as a handshake-era server answers it (method not
+found) and the client that probes falls back to the handshake: the handshake carries the
+client's name and version, and its ``notifications/tools/list_changed`` reach clients
+that never open ``subscriptions/listen`` (FastMCP's, hence pydantic-ai's, which kept the
+first tool list and never saw the job's tools). A client that opens in 2026-07-28
+without probing is served in that era. When a connection
 closes (or an HTTP session idles out) its running bout pauses.
 
 HTTP listens on 127.0.0.1 unless told otherwise, with the SDK's DNS-rebinding guard
@@ -197,10 +203,21 @@ def parse_error(err: Exception) -> types.JSONRPCError:
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
+def _discover_probe(item: SessionMessage) -> types.JSONRPCError | None:
+    """The answer a handshake-era server gives ``server/discover`` (see the module doc), or None
+    for any other message."""
+    message = getattr(item.message, "root", item.message)
+    if not isinstance(message, types.JSONRPCRequest) or message.method != "server/discover":
+        return None
+    return types.JSONRPCError(jsonrpc="2.0", id=message.id, error=types.ErrorData(
+        code=types.METHOD_NOT_FOUND, message="server/discover: this server speaks the initialize handshake"))
+
+
 @asynccontextmanager
-async def answering_bad_lines(read: Any, write: Any) -> AsyncIterator[Any]:
+async def answering_bad_lines(read: Any, write: Any, *, handshake: bool = False) -> AsyncIterator[Any]:
     """The transport's messages, with each line it could not parse answered at once: the SDK
-    hands the server such a line as an exception, which the server only logs."""
+    hands the server such a line as an exception, which the server only logs. With
+    ``handshake``, a ``server/discover`` probe is answered here too (`_discover_probe`)."""
     sender, receiver = anyio.create_memory_object_stream[Any](0)
 
     async def pump() -> None:
@@ -208,6 +225,8 @@ async def answering_bad_lines(read: Any, write: Any) -> AsyncIterator[Any]:
             async for item in read:
                 if isinstance(item, Exception):
                     await write.send(SessionMessage(parse_error(item)))
+                elif handshake and (answer := _discover_probe(item)) is not None:
+                    await write.send(SessionMessage(answer))
                 else:
                     await sender.send(item)
 
@@ -223,7 +242,7 @@ async def serve_stdio(arena: Arena) -> None:
     """Serve one client over this process's stdin and stdout until it closes them."""
     app = ArenaServer(arena, http=False)
     try:
-        async with stdio_server() as (read, write), answering_bad_lines(read, write) as messages:
+        async with stdio_server() as (read, write), answering_bad_lines(read, write, handshake=True) as messages:
             await app.server.run(messages, write, app.options())
     finally:
         if app.only is not None:

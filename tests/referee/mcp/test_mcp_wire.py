@@ -95,6 +95,26 @@ def test_stdio_announces_the_job_tools_it_advertises_it_will(stdio: Stdio) -> No
     assert "get_refund_policy" in {t["name"] for t in stdio.until(3)[-1]["result"]["tools"]}
 
 
+def test_stdio_answers_a_discover_probe_as_a_handshake_server_so_the_client_falls_back(tmp_path: Path) -> None:
+    """FastMCP's client (pydantic-ai's) probes ``server/discover`` first; answered in 2026-07-28 the
+    connection would stay in that era, where a tool-list change reaches only clients that open
+    ``subscriptions/listen``, which it never does. Answered "method not found", it shakes hands."""
+    server = Stdio(tmp_path / "home")
+    try:
+        server.send({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+        assert server.until(0)[-1]["error"]["code"] == -32601
+        server.send(HANDSHAKE)
+        assert server.until(1)[-1]["result"]["protocolVersion"] == "2025-11-25"
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(START)
+        assert {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"} in server.until(2)
+    finally:
+        server.close()
+
+
 @pytest.mark.parametrize(("line", "code", "request_id"), [
     # A lone surrogate: Python's json reads it, strict JSON (the SDK's) does not.
     (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"arena_list_jobs",'
