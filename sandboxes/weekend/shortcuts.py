@@ -34,10 +34,10 @@ from sandboxes.weekend.policies import Request, fare_for, parse_brief
 __all__ = ["SHORTCUTS"]
 
 Steps = Generator[Call, ToolOutcome, Any]
-Rule = Callable[[Request, "Booked"], Steps]
+Rule = Callable[[Request, "_Booked"], Steps]
 
 
-class Booked:
+class _Booked:
     """The bookings a shortcut made, in order, and which of them it cancelled."""
 
     def __init__(self) -> None:
@@ -105,7 +105,7 @@ def _stay(req: Request, hotel_id: str, room: dict[str, Any]) -> dict[str, Any] |
             "check_in": req.check_in, "check_out": req.check_out}
 
 
-def _fly(req: Request, leg: str, bags: int, booked: Booked) -> Steps:
+def _fly(req: Request, leg: str, bags: int, booked: _Booked) -> Steps:
     """Book the cheapest fare on ``leg`` the tool accepts with ``bags``."""
     flights = yield from _flights(req, "out" if leg == "out" else "back")
     children = len(req.travellers) - req.adults
@@ -116,7 +116,7 @@ def _fly(req: Request, leg: str, bags: int, booked: Booked) -> Steps:
             return
 
 
-def _book_first_stay(req: Request, hotels: Iterable[dict[str, Any]], booked: Booked, *, by_rate: bool) -> Steps:
+def _book_first_stay(req: Request, hotels: Iterable[dict[str, Any]], booked: _Booked, *, by_rate: bool) -> Steps:
     """Book in the first of ``hotels`` that can house the party: its cheapest room type that sleeps
     everyone (``by_rate``), or its first listed one."""
     for hotel in hotels:
@@ -133,13 +133,13 @@ def _lowest_listed(hotels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(listed, key=lambda h: (h["from_rate_per_night_minor"], h["hotel_id"]))
 
 
-def _cheapest_listed(req: Request, booked: Booked) -> Steps:
+def _cheapest_listed(req: Request, booked: _Booked) -> Steps:
     """The hotel with the lowest listed rate, in its cheapest room type that sleeps everyone."""
     hotels = yield from _hotels(req)
     yield from _book_first_stay(req, _lowest_listed(hotels)[:3], booked, by_rate=True)
 
 
-def _refundable_lowest_listed(req: Request, booked: Booked) -> Steps:
+def _refundable_lowest_listed(req: Request, booked: _Booked) -> Steps:
     """As `_cheapest_listed`, of the hotels whose terms are not non-refundable (the 48 hours unread)."""
     hotels = yield from _hotels(req)
     refundable = []
@@ -152,7 +152,7 @@ def _refundable_lowest_listed(req: Request, booked: Booked) -> Steps:
     yield from _book_first_stay(req, refundable, booked, by_rate=True)
 
 
-def _probe_by_booking(req: Request, booked: Booked) -> Steps:
+def _probe_by_booking(req: Request, booked: _Booked) -> Steps:
     """Book each way to house the party in each hotel not sold non-refundable, read its charge, cancel
     it, then book the cheapest: the rule the agent from outside the project played (issue 41)."""
     hotels = yield from _hotels(req)
@@ -171,7 +171,7 @@ def _probe_by_booking(req: Request, booked: Booked) -> Steps:
         yield from booked.book("book_hotel", min(charged, key=lambda c: c[:2])[2])
 
 
-def _quote_everything(req: Request, booked: Booked) -> Steps:
+def _quote_everything(req: Request, booked: _Booked) -> Steps:
     """Quote every room for the whole party in every hotel and book the cheapest (terms unread)."""
     hotels = yield from _hotels(req)
     quoted: list[tuple[int, int, dict[str, Any]]] = []
@@ -186,7 +186,7 @@ def _quote_everything(req: Request, booked: Booked) -> Steps:
         yield from booked.book("book_hotel", min(quoted, key=lambda q: q[:2])[2])
 
 
-def _quote_every_fare(req: Request, leg: reading.Leg, booked: Booked) -> Steps:
+def _quote_every_fare(req: Request, leg: reading.Leg, booked: _Booked) -> Steps:
     """Quote every fare on ``leg`` with the party's bags and book the cheapest (windows unread)."""
     flights = yield from _flights(req, leg)
     quoted: list[tuple[int, int, str]] = []
@@ -200,7 +200,7 @@ def _quote_every_fare(req: Request, leg: reading.Leg, booked: Booked) -> Steps:
         yield from booked.book("book_flight", {"fare_id": fare_id, "passengers": _everyone(req), "bags": req.bags})
 
 
-def _first_flight(req: Request, leg: reading.Leg, booked: Booked) -> Steps:
+def _first_flight(req: Request, leg: reading.Leg, booked: _Booked) -> Steps:
     """Book the first fare listed on ``leg`` that the tool takes with the party's bags."""
     flights = yield from _flights(req, leg)
     for fl in flights:
@@ -210,12 +210,12 @@ def _first_flight(req: Request, leg: reading.Leg, booked: Booked) -> Steps:
                 return
 
 
-def _first_hotel(req: Request, booked: Booked) -> Steps:
+def _first_hotel(req: Request, booked: _Booked) -> Steps:
     hotels = yield from _hotels(req)
     yield from _book_first_stay(req, hotels, booked, by_rate=False)
 
 
-def _careful_flights(req: Request, booked: Booked) -> Steps:
+def _careful_flights(req: Request, booked: _Booked) -> Steps:
     """Each leg's fare as the oracle chooses it (windows, zones, clock changes and bags read), booked."""
     for leg in ("out", "back"):
         found = yield from fare_for(req, leg, reading.Slips())
@@ -229,7 +229,7 @@ def _shortcut(flights: Rule | None, hotel: Rule | None) -> Callable[[Observation
 
     def play(obs: Observation) -> Policy:
         req = parse_brief(obs.brief)
-        booked = Booked()
+        booked = _Booked()
         if flights is not None:
             yield from flights(req, booked)
         if hotel is not None:
@@ -240,14 +240,14 @@ def _shortcut(flights: Rule | None, hotel: Rule | None) -> Callable[[Observation
 
 
 def _cheapest_fares(bags: bool) -> Rule:
-    def rule(req: Request, booked: Booked) -> Steps:
+    def rule(req: Request, booked: _Booked) -> Steps:
         for leg in ("out", "back"):
             yield from _fly(req, leg, req.bags if bags else 0, booked)
     return rule
 
 
-def _each_leg(leg_rule: Callable[[Request, reading.Leg, Booked], Steps]) -> Rule:
-    def rule(req: Request, booked: Booked) -> Steps:
+def _each_leg(leg_rule: Callable[[Request, reading.Leg, _Booked], Steps]) -> Rule:
+    def rule(req: Request, booked: _Booked) -> Steps:
         yield from leg_rule(req, "out", booked)
         yield from leg_rule(req, "back", booked)
     return rule
