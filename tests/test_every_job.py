@@ -57,7 +57,7 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("spreadsheet", "hard-v2", 2): "c6964580f003d1f78a74b84641c9464d86ecdead6f21b34b67671f338c91c04e",
     ("spreadsheet", "hard-v3", 3): "ad03bb43071192e6609878153e66220ef33b583005a0c01bcab8ab5b6a2636de",
     ("spreadsheet", "hard-v3.1", 3): "265614bd88fbe0a746fbaaf0330fa597dd1decd40d4907ec41d1c80bb5e73e18",
-    ("weekend", "normal-1.0", 1): "825c207755cd4e81405e70b4ce5d37cec00d9286908083919750543ce19f4d1d",
+    ("weekend", "normal-1.0", 1): "2e3700eea7fdb689ff2222f26d0c8de7ff00d38ba010888458f6e49010edbba9",
     ("weekend", "hard-v2", 1): "de1920dbe7629b18c4f20135d84d097b30878a1c2d94acb74d29d088a81136a0",
     ("weekend", "hard-v3", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
     ("weekend", "hard-v3.1", 1): "236a1e1bb41a1eb79f62a13fda35fb565a41f1a471b28877af25e5a8109af27b",
@@ -65,7 +65,8 @@ GOLDEN: dict[tuple[str, str, int], str] = {
 """World digests per (job, task version, seed); they change only in a commit that says why the
 world changed (impossible, every task version: ADR 0016, twice: first the date order, then a top-up some
 bill always needs and the notice account always the richer; flaky-supplier Normal 1.0 worlds that drew
-no error before placing change too, not seed 1).
+no error before placing change too, not seed 1; weekend Normal 1.0: ADR 0058, the lowest listed hotel that
+is not the deal it looks; the Hard weekend worlds keep their rows, and their tools and brief change).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""
 

@@ -48,7 +48,9 @@ Rules
   still be cancelled for free 48 hours before check-in.
 - Of the plans that meet every rule, book the cheapest: the cheapest fare each way, and the hotel booking that costs
   least all-in in {trip.currency} (hotels charge in {trip.currency} at today's exchange rate).
-- Everything charged must stay within the budget. Do not book anything else.
+- Everything charged must stay within the budget. Do not book anything else: every booking you make counts, even
+  one you cancel, so never book to find out a price. `quote_flight` and `quote_hotel` show what a booking would
+  charge, all-in, without making it.
 - Finish with `submit_report`: status, and one item per booking (ref = booking ID, outcome "booked" or
   "cancelled").{calculator}
 """

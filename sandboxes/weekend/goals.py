@@ -3,6 +3,8 @@
 The right plan was fixed at build time in `Truth` (the cheapest fare each way that
 fits its window in local time and carries the bags, and the cheapest hotel booking
 all-in that sleeps everyone and can be cancelled for free 48 hours before check-in).
+Every booking made counts, cancelled or not: the quote tools price a booking without making
+it, so a booking made only to be cancelled is something else booked (ADR 0058).
 Claims compare the final report with the bookings as they stand.
 """
 
@@ -41,6 +43,10 @@ class State:
     @property
     def spent(self) -> int:
         return sum(b.charged_minor - b.refund_minor for b in self.bookings)
+
+    @property
+    def cancelled(self) -> list[Booking]:
+        return [b for b in self.bookings if b.status == "cancelled"]
 
     @property
     def lost(self) -> int:
@@ -96,8 +102,9 @@ def goals(world: World) -> list[GoalResult]:
                    "" if hotel_ok else f"booked {got}, expected {(t.hotel_id, t.room, t.rooms, size)}"),
         GoalResult("spent within the budget", st.spent <= st.trip.budget_minor,
                    f"spent {st.spent} of {st.trip.budget_minor} {st.trip.currency} minor units"),
-        GoalResult("nothing else booked, no money lost", len(st.active) <= 3 and st.lost == 0,
-                   f"{len(st.active)} active bookings; {st.lost} lost on cancellations"),
+        GoalResult("nothing else booked, no money lost", len(st.bookings) <= 3 and not st.cancelled,
+                   f"{len(st.bookings)} bookings made, {len(st.active)} standing; cancelled: "
+                   f"{', '.join(b.booking_id for b in st.cancelled) or 'none'}; {st.lost} lost on cancellations"),
     ]
 
 

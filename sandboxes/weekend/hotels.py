@@ -19,7 +19,10 @@ from sandboxes.weekend.builder import Draft, draft_row
 from sandboxes.weekend.models import Hotel, Room
 from sandboxes.weekend.places import AIRPORTS, DISTRICTS, HOTEL_WORDS
 
-__all__ = ["ROOM_TYPES", "add_hotel", "cancel_terms", "draft_hotels", "fee_for", "room_for", "solve_rate"]
+__all__ = [
+    "ROOM_TYPES", "add_hotel", "cancel_terms", "draft_hotels", "draft_lowest_listed", "fee_for", "room_for",
+    "solve_rate",
+]
 
 ROOM_TYPES: tuple[tuple[str, str, int], ...] = (
     ("SGL", "Single room", 1), ("DBL", "Double room", 2), ("TWN", "Twin room", 2), ("TRP", "Triple room", 3),
@@ -144,3 +147,39 @@ def draft_hotels(d: Draft) -> None:
     extra_rate = d.money(d.in_currency(_usd_rate(rng, 4, extra[2]) * 2, local), local)
     add_hotel(d, rng, local, [(*extra, extra_rate, rng.randint(1, 3)), (code, name, sleeps, rate, rng.randint(1, 3))],
               stars=rng.randint(3, 4))
+
+
+def draft_lowest_listed(d: Draft) -> None:
+    """Normal 1.0: the hotel listed at the lowest nightly rate, which is not the deal it looks.
+
+    Its rate is below every other listed rate (as a number, in the currency of the lowest one, so
+    not even a reader who compares numbers across currencies finds a lower one), but it is the rate
+    of a small room: the party needs several (its room that sleeps them all is dear), and its own
+    per-room fee, shown only by `hotel_terms` and the quote, does the rest, so every way
+    of housing the party there costs 3 to 15% more all-in than the oracle's hotel, or more. Booking
+    the lowest listed rate, or probing prices by booking and cancelling, is no way to the right
+    hotel (ADR 0058). Hard worlds have their own cheap-looking hotels (FA-AMT-006, FA-AMT-007).
+    The budget is not widened for it: like any dearer hotel, it may take the weekend over.
+    """
+    rng = d.rng("hotels/lowest-listed")
+    target = d.cheapest(reading.Slips()).charged * rng.randint(103, 115) // 100
+    low, currency = min((r.rate_minor, h.currency) for h in d.hotels for r in d.rooms[h.hotel_id] if r.available)
+    digits = minor_digits(currency)
+    step = 10**digits * (100 if digits == 0 else 1)
+    rate = min(d.money(Decimal(low).scaleb(-digits) * rng.randint(82, 94) / 100, currency), low - step)
+    party = d.party.size
+    small = next(t for t in reversed(ROOM_TYPES) if t[2] < party)
+    needed = -(-party // small[2])
+    stars = rng.randint(2, 4)
+    big = room_for(party)
+    premium = _usd_rate(rng, stars, big[2]) * rng.randint(18, 25) / 10
+    rooms = [(*small, rate, needed + rng.randint(0, 2)),
+             (*big, d.money(d.in_currency(premium, currency), currency), rng.randint(1, 2))]
+    hotel = add_hotel(d, rng, currency, rooms, stars=stars)
+    options = d.hotel_options(hotel, reading.Slips())
+    floor = rate * rng.randint(8, 20) // 100
+    fee = max([floor, *(fee_for(d, currency, target - o.charged, o.rooms) for o in options if o.charged < target)])
+    d.add_fee(hotel.hotel_id, rng.choice(["Resort fee", "Service charge", "Facilities fee"]), "room_night",
+              -(-fee // step) * step)
+    options = d.hotel_options(hotel, reading.Slips())
+    assert min(o.charged for o in options) >= target, "the lowest listed hotel costs more than the oracle's"

@@ -2,8 +2,9 @@
 
 It reads the brief and the tool results only, like a model: it searches both legs,
 reads fare rules in price order until a fare carries the bags, reads every hotel's
-terms and today's rates, prices each way of housing the party all-in, checks the
-budget (with the calculator on Hard v3), books, and reports. Its slips come from
+terms and today's rates, prices each way of housing the party all-in, quotes what it
+chose (it never books to learn a price), checks the quoted total against the budget
+(with the calculator on Hard v3), books, and reports. Its slips come from
 `reading.Slips`: the same readings the builder used to place each trap.
 """
 
@@ -21,7 +22,7 @@ from sandboxes.kit.policy import Call, Observation, Policy
 from sandboxes.kit.tools import ToolOutcome
 from sandboxes.weekend import reading
 
-__all__ = ["Request", "parse_brief", "play"]
+__all__ = ["Request", "fare_for", "parse_brief", "play"]
 
 Steps = Generator[Call, ToolOutcome, Any]
 
@@ -82,7 +83,7 @@ def _pages(name: str, args: dict[str, Any], key: str) -> Steps:
     return items
 
 
-def _fare(req: Request, leg: reading.Leg, slips: reading.Slips) -> Steps:
+def fare_for(req: Request, leg: reading.Leg, slips: reading.Slips) -> Steps:
     """The fare this policy buys on ``leg``: the cheapest that seems to fit and carry the bags."""
     origin, dest, day = (req.home, req.away, req.windows.friday) if leg == "out" else (
         req.away, req.home, req.windows.sunday)
@@ -120,16 +121,28 @@ def _hotel(req: Request, slips: reading.Slips) -> Steps:
 def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
     slips = reading.Slips.falling_for(falls_for)
     req = parse_brief(obs.brief)
-    out = yield from _fare(req, "out", slips)
-    back = yield from _fare(req, "back", slips)
+    out = yield from fare_for(req, "out", slips)
+    back = yield from fare_for(req, "back", slips)
     option = yield from _hotel(req, slips)
     if out is None or back is None or option is None:
         yield Call("submit_report", {"status": "not_done", "items": []}, say="nothing meets the rules")
         return
+    everyone = [t for t, _, _ in req.travellers]
+    bags = 0 if slips.bag_blind else req.bags
     digits = minor_digits(req.currency)
-    flights = Decimal(out[0] + back[0]).scaleb(-digits)
-    # The hotel's bill as this policy believes it: the headline if it overlooks taxes and fees.
-    hotel = Decimal(option.headline if slips.headline_only else option.charged).scaleb(-digits)
+    # What each booking will charge, from its quote (never from booking and cancelling); a policy
+    # that overlooks taxes and fees takes the hotel's room charges for its bill and asks no quote.
+    fares = []
+    for fare_id in (out[1], back[1]):
+        quoted = yield Call("quote_flight", {"fare_id": fare_id, "passengers": everyone, "bags": bags})
+        fares.append(quoted.result["total_minor"])
+    flights = Decimal(sum(fares)).scaleb(-digits)
+    stay = {"hotel_id": option.hotel_id, "room_type": option.room, "rooms": option.rooms, "guests": option.guests,
+            "check_in": req.check_in, "check_out": req.check_out}
+    if slips.headline_only:
+        hotel = Decimal(option.headline).scaleb(-digits)
+    else:
+        hotel = Decimal((yield Call("quote_hotel", stay)).result["charged_minor"]).scaleb(-digits)
     if any(t["name"] == "calculate" for t in obs.tools):
         total = Decimal((yield Call("calculate", {"expression": f"{flights} + {hotel}"})).result["result"])
     else:
@@ -137,16 +150,12 @@ def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
     if total > req.budget:
         yield Call("submit_report", {"status": "not_done", "items": []}, say="over budget")
         return
-    everyone = [t for t, _, _ in req.travellers]
-    bags = 0 if slips.bag_blind else req.bags
     booked = []
     for fare_id in (out[1], back[1]):
         result = yield Call("book_flight", {"fare_id": fare_id, "passengers": everyone, "bags": bags})
         if result.ok:
             booked.append(result.result["booking_id"])
-    result = yield Call("book_hotel", {
-        "hotel_id": option.hotel_id, "room_type": option.room, "rooms": option.rooms, "guests": option.guests,
-        "check_in": req.check_in, "check_out": req.check_out})
+    result = yield Call("book_hotel", stay)
     if result.ok:
         booked.append(result.result["booking_id"])
     yield Call("submit_report", {

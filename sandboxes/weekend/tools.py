@@ -3,7 +3,8 @@
 Arguments are checked (checks.py) before anything is written (a date that does not exist, a
 local time the clocks skip, an unknown airport, a negative count), and every error
 says how to put it right. Bookings are charged in the party's currency; a hotel in
-another currency is converted at today's rate with the rule `exchange_rate` states.
+another currency is converted at today's rate with the rule `exchange_rate` states. Each booking
+tool has a quote tool that prices the same booking without making it (quotes.py, ADR 0058).
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ from sandboxes.kit.report import ReportKit
 from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
-from sandboxes.weekend import checks, listing, reading
-from sandboxes.weekend.models import Airline, Booking, Fare, Flight, Hotel, Room, Traveller, WeekendBase
+from sandboxes.weekend import checks, listing, quotes
+from sandboxes.weekend.models import Airline, Booking, Fare, Flight, Hotel, Room, WeekendBase
 from sandboxes.weekend.places import AIRPORTS
 
 __all__ = [
-    "book_flight", "book_hotel", "cancel_booking", "exchange_rate", "fare_rules", "hotel_terms", "search_flights",
-    "search_hotels", "submit_report", "tools_for",
+    "book_flight", "book_hotel", "cancel_booking", "exchange_rate", "fare_rules", "hotel_terms", "quote_flight",
+    "quote_hotel", "search_flights", "search_hotels", "submit_report", "tools_for",
 ]
+
+FLIGHT_CANCELLATION = "free within 24 hours of booking"
+"""What a flight booking (and its quote) says of cancelling; fare_rules says the same at length."""
 
 REPORT = ReportKit(WeekendBase.metadata, outcomes=("booked", "cancelled"), refs=Booking, ref_name="booking ID")
 """The report: one item per booking."""
@@ -158,44 +162,30 @@ def exchange_rate(ctx: ToolContext, from_currency: str, to_currency: str) -> dic
             "rate": f"{micro // 10**6}.{micro % 10**6:06d}", "rate_micro": micro, "rule": listing.RATE_RULE}
 
 
-@tool(mutates=True)
-def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> dict[str, Any]:
-    """Book one fare for some travellers, charged now in the party's currency.
+@tool(mutates=False)
+def quote_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> dict[str, Any]:
+    """Price a flight booking all-in without booking it: what book_flight with the same arguments
+    would charge today, line by line, in the party's currency. Nothing is booked or held.
 
     Args:
-        fare_id: The fare to buy, from search_flights.
+        fare_id: The fare, from search_flights.
         passengers: Traveller IDs from the brief (e.g. ["T1", "T2"]), each once.
         bags: Checked bags on the booking in total; the fare must include them.
     """
-    fare = checks.find_fare(ctx, fare_id)
-    if not passengers or len(set(passengers)) != len(passengers):
-        raise ToolError("bad_arguments", "passengers must list each traveller ID once, at least one")
-    people = [ctx.db.get(Traveller, p) for p in passengers]
-    unknown = [p for p, t in zip(passengers, people, strict=True) if t is None]
-    if unknown:
-        raise ToolError("not_found", f"no traveller {unknown[0][:20]!r}; traveller IDs are in the brief")
-    if bags < 0:
-        raise ToolError("bad_arguments", "bags must be 0 or more")
-    if bags > fare.bags * len(passengers):
-        raise ToolError("bad_arguments", f"fare {fare.fare_id} ({fare.brand}) includes {fare.bags} checked bag(s) per "
-                                         f"passenger, so at most {fare.bags * len(passengers)} here; pick a fare "
-                                         "that includes the bags")
-    price = sum(fare.adult_minor if t is not None and t.kind == "adult" else fare.child_minor for t in people)
-    booking = ctx.db.insert(
-        Booking, booking_id=checks.next_booking_id(ctx), kind="flight", status="booked", ref=fare.fare_id,
-        flight_id=fare.flight_id, passengers=",".join(passengers), bags=bags, local_currency=fare.currency,
-        local_minor=price, rate_micro=10**6, charged_minor=price, booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
-    )
-    return {"booking_id": booking.booking_id, "status": "booked", "fare_id": fare.fare_id,
-            "flight_id": fare.flight_id, "passengers": passengers, "bags": bags, "charged_minor": price,
-            "currency": fare.currency, "cancellation": "free within 24 hours of booking"}
+    order = quotes.flight_order(ctx, fare_id, passengers, bags)
+    return {"quote_only": True, "fare_id": order.fare.fare_id, "flight_id": order.fare.flight_id,
+            "brand": order.fare.brand, "passengers": order.passengers, "bags": order.bags, "lines": order.lines(),
+            "total_minor": order.total, "currency": order.fare.currency,
+            "cancellation": FLIGHT_CANCELLATION}
 
 
-@tool(mutates=True)
-def book_hotel(
+@tool(mutates=False)
+def quote_hotel(
     ctx: ToolContext, hotel_id: str, room_type: str, rooms: int, guests: int, check_in: str, check_out: str
 ) -> dict[str, Any]:
-    """Book rooms of one type for a stay, charged now in the party's currency at today's rate.
+    """Price a hotel booking all-in without booking it: what book_hotel with the same arguments
+    would charge today. Lines are the stay in the hotel's currency (room charges, tax, each fee);
+    charged_minor is the total in the party's currency at today's rate. Nothing is booked or held.
 
     Args:
         hotel_id: The hotel, from search_hotels.
@@ -205,41 +195,70 @@ def book_hotel(
         check_in: Check-in date, YYYY-MM-DD.
         check_out: Check-out date, YYYY-MM-DD.
     """
-    terms = checks.terms_of(ctx, hotel_id)
-    start, end = checks.parse_stay(ctx, check_in, check_out)
-    if (start.isoformat(), end.isoformat()) != (terms["check_in"], terms["check_out"]):
-        raise ToolError("conflict", f"this hotel has rates for {terms['check_in']} to {terms['check_out']} only")
-    room = ctx.db.get(Room, (hotel_id, room_type))
-    if room is None:
-        raise ToolError("not_found", f"no room type {room_type[:10]!r} at {hotel_id}; see hotel_terms")
-    if rooms < 1 or guests < 1:
-        raise ToolError("bad_arguments", "rooms and guests must each be at least 1")
-    if guests > rooms * room.sleeps:
-        raise ToolError("bad_arguments", f"a {room.name} sleeps at most {room.sleeps}: {rooms} room(s) sleep "
-                                         f"{rooms * room.sleeps}, not {guests}")
-    if rooms > room.available:
-        raise ToolError("conflict", f"only {room.available} {room.name}(s) left")
-    view = reading.hotel_from_terms(terms)
-    local = reading.stay_cost(view, next(r for r in view.rooms if r.code == room_type), rooms, guests)
-    trip = checks.get_trip(ctx)
-    micro = checks.rate_micro(ctx, view.currency, trip.currency)
-    charged = reading.convert(local, view.currency, trip.currency, micro)
+    order = quotes.hotel_order(ctx, hotel_id, room_type, rooms, guests, check_in, check_out)
+    return {"quote_only": True, "hotel_id": hotel_id, "room_type": room_type, "rooms": rooms, "guests": guests,
+            "check_in": order.terms["check_in"], "check_out": order.terms["check_out"], "lines": order.lines(),
+            "total_local_minor": order.local, "local_currency": order.local_currency, "rate_micro": order.rate_micro,
+            "charged_minor": order.charged, "currency": order.currency,
+            "cancellation": order.terms["cancellation"]["text"]}
+
+
+@tool(mutates=True)
+def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> dict[str, Any]:
+    """Book one fare for some travellers, charged now in the party's currency (quote_flight
+    shows the same charge first).
+
+    Args:
+        fare_id: The fare to buy, from search_flights.
+        passengers: Traveller IDs from the brief (e.g. ["T1", "T2"]), each once.
+        bags: Checked bags on the booking in total; the fare must include them.
+    """
+    order = quotes.flight_order(ctx, fare_id, passengers, bags)
+    fare, price = order.fare, order.total
+    booking = ctx.db.insert(
+        Booking, booking_id=checks.next_booking_id(ctx), kind="flight", status="booked", ref=fare.fare_id,
+        flight_id=fare.flight_id, passengers=",".join(passengers), bags=bags, local_currency=fare.currency,
+        local_minor=price, rate_micro=10**6, charged_minor=price, booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
+    )
+    return {"booking_id": booking.booking_id, "status": "booked", "fare_id": fare.fare_id,
+            "flight_id": fare.flight_id, "passengers": passengers, "bags": bags, "charged_minor": price,
+            "currency": fare.currency, "cancellation": FLIGHT_CANCELLATION}
+
+
+@tool(mutates=True)
+def book_hotel(
+    ctx: ToolContext, hotel_id: str, room_type: str, rooms: int, guests: int, check_in: str, check_out: str
+) -> dict[str, Any]:
+    """Book rooms of one type for a stay, charged now in the party's currency at today's rate
+    (quote_hotel shows the same charge first).
+
+    Args:
+        hotel_id: The hotel, from search_hotels.
+        room_type: A room_type code from hotel_terms, e.g. FAM.
+        rooms: How many rooms of that type, 1 or more.
+        guests: How many people will stay, in all rooms together.
+        check_in: Check-in date, YYYY-MM-DD.
+        check_out: Check-out date, YYYY-MM-DD.
+    """
+    order = quotes.hotel_order(ctx, hotel_id, room_type, rooms, guests, check_in, check_out)
+    terms, room = order.terms, order.room
     ctx.db.update(Room, (hotel_id, room_type), available=room.available - rooms)
     booking = ctx.db.insert(
         Booking, booking_id=checks.next_booking_id(ctx), kind="hotel", status="booked", ref=hotel_id,
         room=room_type, rooms=rooms, guests=guests, check_in=terms["check_in"], check_out=terms["check_out"],
-        local_currency=view.currency, local_minor=local, rate_micro=micro, charged_minor=charged,
-        booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
+        local_currency=order.local_currency, local_minor=order.local, rate_micro=order.rate_micro,
+        charged_minor=order.charged, booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
     )
     return {"booking_id": booking.booking_id, "status": "booked", "hotel_id": hotel_id, "room_type": room_type,
-            "rooms": rooms, "guests": guests, "total_local_minor": local, "local_currency": view.currency,
-            "rate_micro": micro, "charged_minor": charged, "currency": trip.currency,
+            "rooms": rooms, "guests": guests, "total_local_minor": order.local, "local_currency": order.local_currency,
+            "rate_micro": order.rate_micro, "charged_minor": order.charged, "currency": order.currency,
             "cancellation": terms["cancellation"]["text"]}
 
 
 @tool(mutates=True)
 def cancel_booking(ctx: ToolContext, booking_id: str) -> dict[str, Any]:
-    """Cancel a flight or hotel booking; the refund follows its fare or hotel rules.
+    """Cancel a flight or hotel booking; the refund follows its fare or hotel rules. A booking
+    cancelled still counts as made: quote first rather than book to learn a price.
 
     Args:
         booking_id: A booking ID from book_flight or book_hotel.
@@ -274,8 +293,8 @@ def submit_report(
 
 def tools_for(params: TaskParams[Any]) -> list[Tool]:
     """The tools under a task version's ``params``: the calculator joins where they say."""
-    found = [search_flights, fare_rules, search_hotels, hotel_terms, exchange_rate, book_flight, book_hotel,
-             cancel_booking]
+    found = [search_flights, fare_rules, search_hotels, hotel_terms, exchange_rate, quote_flight, quote_hotel,
+             book_flight, book_hotel, cancel_booking]
     if params.calculator:
         found.append(calculate)
     return [*found, submit_report]

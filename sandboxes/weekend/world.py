@@ -21,7 +21,7 @@ from sandboxes.kit.world import Plant
 from sandboxes.weekend import brief, plants, reading
 from sandboxes.weekend.builder import Draft, Party, Size
 from sandboxes.weekend.flights import draft_airlines, draft_flights
-from sandboxes.weekend.hotels import draft_hotels
+from sandboxes.weekend.hotels import draft_hotels, draft_lowest_listed
 from sandboxes.weekend.models import Traveller, Trip, Truth
 from sandboxes.weekend.places import AIRPORTS, FIRST_NAMES, LAST_NAMES, ROUTES, USD_PER_UNIT, Route
 from sandboxes.weekend.plans import budget_for, check_plans, plan_for
@@ -155,6 +155,8 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     if tier != "normal-1.0":
         planted.append(plants.plant_tim_002(d, standard))
     draft_hotels(d)
+    if tier == "normal-1.0":
+        draft_lowest_listed(d)
     if tier != "normal-1.0":
         oracle_hotel = plan_for(d, reading.Slips()).hotel.charged
         planted += [plants.plant_pol_012(d, oracle_hotel), plants.plant_amt_007(d, oracle_hotel)]

@@ -35,8 +35,8 @@ def test_tools_per_tier_and_nothing_forbidden(tier: str) -> None:
     names = [s["name"] for s in world.toolbox.specs()]
     assert names[-1] == "submit_report"
     assert ("calculate" in names) == (tier in ("hard-v3", "hard-v3.1"))
-    assert {"search_flights", "fare_rules", "search_hotels", "hotel_terms", "exchange_rate", "book_flight",
-            "book_hotel", "cancel_booking"} <= set(names)
+    assert {"search_flights", "fare_rules", "search_hotels", "hotel_terms", "exchange_rate", "quote_flight",
+            "quote_hotel", "book_flight", "book_hotel", "cancel_booking"} <= set(names)
     assert world.toolbox.forbidden == frozenset(), "the weekend job forbids no tool, in v3.1 too"
 
 
@@ -120,6 +120,80 @@ def test_booking_a_flight_charges_adults_and_children_and_cancels_free_within_a_
     expected = sum(fare.adult_minor if t.kind == "adult" else fare.child_minor for t in people)
     assert booked["charged_minor"] == expected
     assert ok(world, "cancel_booking", booking_id=booked["booking_id"])["refund_minor"] == expected
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_quote_is_what_the_booking_charges_and_books_nothing(tier: str) -> None:
+    """Every way to house the party in every hotel, and the oracle's fares: the quote's all-in total is
+    what the booking then charges, its lines add up to it, and quoting leaves the world as it was."""
+    world = fresh(7, tier)
+    trip, truth = _trip(world), world.session.get(Truth, 1)
+    assert truth is not None
+    everyone, size = _party(world), len(_party(world))
+    before = world.snapshot()
+    flight = ok(world, "quote_flight", fare_id=truth.out_fare, passengers=everyone, bags=_bags(world))
+    assert flight["quote_only"] is True
+    assert sum(line["amount_minor"] for line in flight["lines"]) == flight["total_minor"]
+    stays = []
+    for hotel in world.session.exec(select(Hotel)).all():
+        for room in ok(world, "hotel_terms", hotel_id=hotel.hotel_id)["rooms"]:
+            rooms = -(-size // room["sleeps"])
+            if rooms <= room["available"]:
+                stays.append({"hotel_id": hotel.hotel_id, "room_type": room["room_type"], "rooms": rooms,
+                              "guests": size, "check_in": trip.friday, "check_out": trip.sunday})
+    quotes = [ok(world, "quote_hotel", **stay) for stay in stays]
+    for q in quotes:
+        assert sum(line["amount_minor"] for line in q["lines"]) == q["total_local_minor"]
+        assert q["currency"] == trip.currency and q["cancellation"]
+    assert world.snapshot() == before, "a quote books nothing"
+    cheapest = min(zip(quotes, stays, strict=True), key=lambda qs: qs[0]["charged_minor"])[1]
+    assert (cheapest["hotel_id"], cheapest["room_type"]) == (truth.hotel_id, truth.room) or tier != "normal-1.0"
+    booked = ok(world, "book_flight", fare_id=truth.out_fare, passengers=everyone, bags=_bags(world))
+    assert booked["charged_minor"] == flight["total_minor"]
+    for q, stay in list(zip(quotes, stays, strict=True))[:3]:
+        made = ok(world, "book_hotel", **stay)
+        assert (made["charged_minor"], made["total_local_minor"]) == (q["charged_minor"], q["total_local_minor"])
+        ok(world, "cancel_booking", booking_id=made["booking_id"])
+
+
+def test_a_quote_refuses_what_the_booking_refuses() -> None:
+    world = fresh(5, "hard-v2")
+    trip, truth = _trip(world), world.session.get(Truth, 1)
+    assert truth is not None
+    everyone, size = _party(world), len(_party(world))
+    _refused(world, "quote_flight", "bad_arguments", "includes 0 checked bag", fare_id=truth.out_fare[:-1] + "B",
+             passengers=everyone, bags=1)
+    _refused(world, "quote_flight", "not_found", "no traveller", fare_id=truth.out_fare, passengers=["T99"], bags=0)
+    _refused(world, "quote_hotel", "bad_arguments", "sleeps at most", hotel_id=truth.hotel_id, room_type=truth.room,
+             rooms=truth.rooms, guests=size * 10, check_in=trip.friday, check_out=trip.sunday)
+    _refused(world, "quote_hotel", "conflict", "left", hotel_id=truth.hotel_id, room_type=truth.room, rooms=40,
+             guests=size, check_in=trip.friday, check_out=trip.sunday)
+
+
+def test_the_lowest_listed_hotel_on_normal_is_dearer_all_in_than_the_right_one() -> None:
+    """Normal 1.0 (ADR 0058): the lowest listed nightly rate, read as a bare number, belongs to a hotel
+    whose every way of housing the party costs more all-in than the right hotel; its own fee shows in
+    hotel_terms and in the quote, not in the listing."""
+    for seed in range(1, 11):
+        world = fresh(seed, "normal-1.0")
+        trip, truth = _trip(world), world.session.get(Truth, 1)
+        assert truth is not None
+        found = ok(world, "search_hotels", city=trip.away, check_in=trip.friday, check_out=trip.sunday)["hotels"]
+        listed = [h for h in found if h["from_rate_per_night_minor"] is not None]
+        low = min(listed, key=lambda h: h["from_rate_per_night_minor"])
+        assert sorted(h["from_rate_per_night_minor"] for h in listed)[:2] != [low["from_rate_per_night_minor"]] * 2
+        assert low["hotel_id"] != truth.hotel_id
+        terms = ok(world, "hotel_terms", hotel_id=low["hotel_id"])
+        assert terms["cancellation"]["type"] != "non_refundable"
+        size = len(_party(world))
+        right = ok(world, "quote_hotel", hotel_id=truth.hotel_id, room_type=truth.room, rooms=truth.rooms, guests=size,
+                   check_in=trip.friday, check_out=trip.sunday)["charged_minor"]
+        for room in terms["rooms"]:
+            rooms = -(-size // room["sleeps"])
+            if rooms <= room["available"]:
+                there = ok(world, "quote_hotel", hotel_id=low["hotel_id"], room_type=room["room_type"], rooms=rooms,
+                           guests=size, check_in=trip.friday, check_out=trip.sunday)["charged_minor"]
+                assert there > right * 102 // 100, (seed, room)
 
 
 def _refused(world: World, name: str, kind: str, says: str, **args: Any) -> None:
