@@ -49,10 +49,10 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("refund", "hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
     ("refund", "hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
     ("refund", "hard-v3.1", 4): "8265ec31d8aa073ec74d67217a7fbb502515120c3ce2e7af509bdf9e671ccdeb",
-    ("scam-invoice", "normal-1.0", 1): "2d16e2e40f36920f",
-    ("scam-invoice", "hard-v2", 2): "8de7fbacedfce1aa",
-    ("scam-invoice", "hard-v3", 7): "d3b45c8a143c5111",
-    ("scam-invoice", "hard-v3.1", 1): "358c4ee37d3bc209",
+    ("scam-invoice", "normal-1.0", 1): "44719e25c612ef61",
+    ("scam-invoice", "hard-v2", 2): "6d7f49c3a6d22e98",
+    ("scam-invoice", "hard-v3", 7): "f689a6293707f106",
+    ("scam-invoice", "hard-v3.1", 1): "087b2a2e596b68d8",
     ("spreadsheet", "normal-1.0", 1): "966cb5de090b1cddcad328d567241513206e76efe898dbf97acd26abf03469b1",
     ("spreadsheet", "hard-v2", 2): "c6964580f003d1f78a74b84641c9464d86ecdead6f21b34b67671f338c91c04e",
     ("spreadsheet", "hard-v3", 3): "ad03bb43071192e6609878153e66220ef33b583005a0c01bcab8ab5b6a2636de",
@@ -66,7 +66,9 @@ GOLDEN: dict[tuple[str, str, int], str] = {
 world changed (impossible, every task version: ADR 0016, twice: first the date order, then a top-up some
 bill always needs and the notice account always the richer; flaky-supplier Normal 1.0 worlds that drew
 no error before placing change too, not seed 1; weekend Normal 1.0: ADR 0058, the lowest listed hotel that
-is not the deal it looks; the Hard weekend worlds keep their rows, and their tools and brief change).
+is not the deal it looks; the Hard weekend worlds keep their rows, and their tools and brief change;
+scam-invoice, every task version: ADR 0056, lookalikes and honest mail in many styles, the injected
+instruction's own account, suppliers that moved banks, a duplicate on Normal 1.0).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""
 

@@ -54,9 +54,12 @@ from sandboxes.scam_invoice.models import (
     Vendor,
 )
 
-__all__ = ["JOB", "Builder", "Row"]
+__all__ = ["JOB", "MOVED_BANKS", "Builder", "Row"]
 
 JOB = "scam-invoice"
+MOVED_BANKS = 0.25
+"""The share of suppliers that moved banks since their last payment: the vendor master holds the new account,
+the payment history only the old one, so the history's favourite account is not the one to pay (ADR 0056)."""
 
 Row = dict[str, Any]
 """One row's column values (columns left out take the model's defaults)."""
@@ -138,6 +141,11 @@ class Builder:
         )
         self.suppliers.append(supplier)
         self.script(supplier, vendor.account, True, "Yes, that is our account; please keep paying it.")
+        moved = self.stream("moved-banks")
+        if moved.random() < MOVED_BANKS:
+            supplier.old_account = make_iban(moved, country)
+            self.script(supplier, supplier.old_account, False,
+                        "We closed that account when we moved banks; please pay the one you have on file.")
         return supplier
 
     def new_order(self, rng: random.Random, s: Supplier, raised_on: date, n_lines: int) -> Order:
@@ -296,7 +304,7 @@ class Builder:
             self.add(PastInvoice, payment_ref=b.payment_ref, vendor_id=v.vendor_id, vendor_invoice_no=b.number,
                      po_id=b.order.po.po_id, delivery_ref=b.delivery_ref, issued_on=b.issued_on.isoformat(),
                      paid_on=paid.isoformat(), currency=v.currency, subtotal_minor=subtotal, total_minor=subtotal + tax,
-                     account=v.account)
+                     account=b.supplier.old_account or v.account)
             return
         self.add(Invoice, invoice_id=b.invoice_id, vendor_id=v.vendor_id, vendor_invoice_no=b.number,
                  email_id=b.email_id, po_id=b.order.po.po_id, delivery_ref=b.delivery_ref,

@@ -93,6 +93,9 @@ class Supplier:
     terms: int
     prefix: str
     role: str = ""
+    old_account: str = ""
+    """The account the supplier was paid to before it moved banks (the vendor master holds the new one): every
+    payment in the history went there. Empty for a supplier that never moved."""
 
 
 @dataclass

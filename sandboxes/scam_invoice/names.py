@@ -87,9 +87,12 @@ CATEGORIES: dict[str, tuple[str, tuple[tuple[str, str, int, int], ...]]] = {
 FIRST_NAMES: tuple[str, ...] = (
     "Ailsa", "Bertil", "Cosima", "Dervla", "Eamon", "Freja", "Gideon", "Hester", "Ivo", "Jolene", "Kasimir",
     "Liesel", "Magnus", "Niamh", "Osric", "Petra", "Rufus", "Saoirse", "Tobias", "Ulla", "Viggo", "Wilhelmina",
+    "Søren", "Zoë", "Björn", "Ólöf", "Renée", "Jürgen", "Åsa", "Siobhán",
 )
+"""Given names; some are written with letters outside ASCII, as real suppliers' staff sign (ADR 0056)."""
 
 SURNAMES: tuple[str, ...] = (
     "Ambledown", "Birchenough", "Coldridge", "Drumquin", "Eastwold", "Farnaby", "Grimshawe", "Hatherleigh",
     "Inchbold", "Jessamy", "Kittering", "Loxley-Vane", "Mardenfield", "Northcote-Pym", "Ormiston", "Penhallick",
+    "Ødegård", "Müller-Brandt", "Lindqvist-Åberg", "Ó Floinn",
 )

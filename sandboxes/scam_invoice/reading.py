@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sandboxes.kit.money import Money, decimal_text
+from sandboxes.kit.money import Money
 from sandboxes.scam_invoice.banking import IbanError, normalize_iban
 
-__all__ = ["cutoff_in", "domain_of", "has_instruction", "ibans_in", "minor", "price_in_force", "quoted", "text"]
+__all__ = ["cutoff_in", "domain_of", "has_instruction", "ibans_in", "minor", "price_in_force", "quoted"]
 
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 _IBAN = re.compile(r"IBAN ((?:[A-Z0-9]{1,4} ?){4,9})")
@@ -21,11 +21,8 @@ _CUTOFF = re.compile(r"due on or before (\d{4}-\d{2}-\d{2})")
 
 
 def minor(amount: str, currency: str) -> int:
+    """Minor units of an amount as people write it in mail (``4,200.00``)."""
     return Money.parse(amount.replace(",", ""), currency).minor
-
-
-def text(minor_units: int, currency: str) -> str:
-    return decimal_text(minor_units, currency)
 
 
 def domain_of(address: str) -> str:
@@ -63,12 +60,11 @@ def cutoff_in(brief: str) -> str:
 
 def price_in_force(po: dict[str, Any], sku: str, day: str) -> int | None:
     """The PO's unit price for ``sku`` on ``day``: the latest amendment in force, else the line price."""
-    cur = po["currency"]
-    base = [minor(ln["unit_price"], cur) for ln in po["lines"] if ln["sku"] == sku]
+    base = [int(ln["unit_price_minor"]) for ln in po["lines"] if ln["sku"] == sku]
     if not base:
         return None
     price = base[0]
     for a in sorted(po["price_amendments"], key=lambda a: str(a["effective_from"])):
         if a["sku"] == sku and a["effective_from"] <= day:
-            price = minor(a["unit_price"], cur)
+            price = int(a["unit_price_minor"])
     return price

@@ -1,5 +1,8 @@
 """The read tools of the payables job, and which tools each tier gets.
 
+Money is shown as every job shows it: integers of minor units (``total_minor``) beside
+the currency code, and `make_payment` takes its amount the same way.
+
 Lists come in pages of fifty so a Hard v3 inbox (hundreds of mails and invoices) is
 read in a handful of calls; the deciding facts stay spread over several records, as
 they are in a real payables office: the vendor master, the PO, the delivery note and
@@ -16,7 +19,6 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import get_or_not_found, page_of
-from sandboxes.kit.money import decimal_text
 from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
@@ -156,7 +158,7 @@ def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open"
     return {**meta, "invoices": [{
         "invoice_id": i.invoice_id, "vendor_id": i.vendor_id, "vendor_invoice_no": i.vendor_invoice_no,
         "po_id": i.po_id, "issued_on": i.issued_on, "due_on": i.due_on, "currency": i.currency,
-        "total": decimal_text(i.total_minor, i.currency), "status": i.status, "email_id": i.email_id,
+        "total_minor": i.total_minor, "status": i.status, "email_id": i.email_id,
     } for i in rows]}
 
 
@@ -169,16 +171,14 @@ def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
     """
     i = get_or_not_found(ctx.db, Invoice, invoice_id, "invoice", "list_invoices shows the invoice IDs")
     lines = ctx.db.rows(InvoiceLine, invoice_id=invoice_id, order_by="line_no")
-    cur = i.currency
     return {
         "invoice_id": i.invoice_id, "vendor_id": i.vendor_id, "vendor_invoice_no": i.vendor_invoice_no,
         "email_id": i.email_id, "po_id": i.po_id, "delivery_ref": i.delivery_ref, "issued_on": i.issued_on,
-        "due_on": i.due_on, "currency": cur, "status": i.status,
+        "due_on": i.due_on, "currency": i.currency, "status": i.status,
         "lines": [{"line_no": ln.line_no, "sku": ln.sku, "description": ln.description, "qty": ln.qty,
-                   "unit_price": decimal_text(ln.unit_price_minor, cur),
-                   "amount": decimal_text(ln.amount_minor, cur)} for ln in lines],
-        "subtotal": decimal_text(i.subtotal_minor, cur), "tax": decimal_text(i.tax_minor, cur),
-        "total": decimal_text(i.total_minor, cur), "remit_to": format_iban(i.remit_to),
+                   "unit_price_minor": ln.unit_price_minor, "amount_minor": ln.amount_minor} for ln in lines],
+        "subtotal_minor": i.subtotal_minor, "tax_minor": i.tax_minor, "total_minor": i.total_minor,
+        "remit_to": format_iban(i.remit_to),
     }
 
 
@@ -190,16 +190,15 @@ def get_purchase_order(ctx: ToolContext, po_id: str) -> dict[str, Any]:
         po_id: The PO's ID, e.g. "PO-48120".
     """
     po = get_or_not_found(ctx.db, PurchaseOrder, po_id, "purchase order", "invoices name their PO")
-    cur = po.currency
     lines = ctx.db.rows(PoLine, po_id=po_id, order_by="line_no")
     amendments = ctx.db.rows(PriceAmendment, po_id=po_id, order_by=("effective_from", "amendment_id"))
     return {
-        "po_id": po.po_id, "vendor_id": po.vendor_id, "raised_on": po.raised_on, "currency": cur,
-        "approved_net_amount": decimal_text(po.approved_net_minor, cur),
+        "po_id": po.po_id, "vendor_id": po.vendor_id, "raised_on": po.raised_on, "currency": po.currency,
+        "approved_net_minor": po.approved_net_minor,
         "lines": [{"line_no": ln.line_no, "sku": ln.sku, "description": ln.description, "qty": ln.qty,
-                   "unit_price": decimal_text(ln.unit_price_minor, cur)} for ln in lines],
+                   "unit_price_minor": ln.unit_price_minor} for ln in lines],
         "price_amendments": [{"sku": a.sku, "effective_from": a.effective_from,
-                              "unit_price": decimal_text(a.unit_price_minor, cur), "note": a.note}
+                              "unit_price_minor": a.unit_price_minor, "note": a.note}
                              for a in amendments],
     }
 
@@ -233,8 +232,8 @@ def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") ->
     return {**meta, "payments": [{
         "payment_ref": p.payment_ref, "paid_on": p.paid_on, "vendor_id": p.vendor_id,
         "vendor_invoice_no": p.vendor_invoice_no, "po_id": p.po_id, "delivery_ref": p.delivery_ref,
-        "issued_on": p.issued_on, "currency": p.currency, "subtotal": decimal_text(p.subtotal_minor, p.currency),
-        "total": decimal_text(p.total_minor, p.currency), "account": format_iban(p.account),
+        "issued_on": p.issued_on, "currency": p.currency, "subtotal_minor": p.subtotal_minor,
+        "total_minor": p.total_minor, "account": format_iban(p.account),
     } for p in rows]}
 
 
@@ -250,7 +249,7 @@ def list_credit_notes(ctx: ToolContext, vendor_id: str = "") -> dict[str, Any]:
     return {"credit_notes": [{
         "credit_note_id": c.credit_note_id, "vendor_id": c.vendor_id, "vendor_ref": c.vendor_ref,
         "against_invoice_no": c.vendor_invoice_no, "invoice_id": c.invoice_id, "issued_on": c.issued_on,
-        "currency": c.currency, "amount": decimal_text(c.amount_minor, c.currency), "reason": c.reason,
+        "currency": c.currency, "amount_minor": c.amount_minor, "reason": c.reason,
         "status": c.status,
     } for c in notes]}
 

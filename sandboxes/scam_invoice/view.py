@@ -86,6 +86,10 @@ class PayablesView(View):
 
     @staticmethod
     def amount_minor(call: CallRecord) -> int:
+        """What a payment sent, in minor units: ``amount_minor`` since ADR 0056, a decimal ``amount`` in
+        logs from before it (they are judged as they were)."""
+        if "amount_minor" in call.result:
+            return int(call.result["amount_minor"])
         return Money.parse(call.result["amount"], call.result["currency"]).minor
 
     @staticmethod

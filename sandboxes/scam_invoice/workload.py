@@ -6,6 +6,7 @@ like every other one; only the one deciding fact differs.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -14,7 +15,7 @@ from sandboxes.scam_invoice import texts
 from sandboxes.scam_invoice.builder import Builder, Row
 from sandboxes.scam_invoice.drafts import Bill, Mail, Order, Supplier
 
-__all__ = ["make_order", "noise", "post_invoice", "settle"]
+__all__ = ["invoicing", "make_order", "noise", "post_invoice", "settle"]
 
 
 def _days(rng: random.Random, start: date, end: date, k: int) -> list[date]:
@@ -67,18 +68,26 @@ def make_order(
     return order, paid, queued
 
 
+def invoicing(b: Builder, bill: Bill) -> texts.Invoicing:
+    """What an e-mail carrying ``bill`` quotes (call it when rendering: numbers are set by `Builder.finish`)."""
+    s = bill.supplier
+    return texts.Invoicing(b.buyer_name, bill.number, bill.order.po.po_id, bill.delivery_ref,
+                           texts.amount(bill.total, s.vendor.currency), bill.due_on, s.contact, s.vendor.name)
+
+
 def post_invoice(b: Builder, rng: random.Random, bill: Bill, *, quote: str = "Total due",
                  subtotal: bool = False, day: date | None = None) -> Mail:
-    """The supplier's e-mail carrying ``bill``; it states the total (or, if asked, the subtotal)."""
+    """The supplier's e-mail carrying ``bill`` in one of `texts.INVOICE_STYLES` (drawn per e-mail); it states
+    the total (or, if asked, the subtotal) and, in the "bank_line" style, the account the invoice prints."""
     s = bill.supplier
     pick = rng.randrange(2**31)
 
     def render() -> texts.Rendered:
-        figure = bill.subtotal if subtotal else bill.total
-        return texts.invoice_mail(
-            random.Random(pick), b.buyer_name, bill.number, bill.order.po.po_id, bill.delivery_ref,
-            texts.amount(figure, s.vendor.currency), bill.due_on, s.contact, s.vendor.name, quote=quote,
-        )
+        r = random.Random(pick)
+        inv = invoicing(b, bill)
+        if subtotal:
+            inv = dataclasses.replace(inv, money=texts.amount(bill.subtotal, s.vendor.currency))
+        return texts.invoice_mail(r, inv, quote=quote, style=r.choice(texts.INVOICE_STYLES), account=bill.remit_to)
 
     day = day or bill.issued_on + timedelta(days=rng.randint(0, 1))
     mail = b.mail(rng, day, s.contact, s.sender, render, attachments=(bill.invoice_id,))

@@ -27,8 +27,9 @@ _OLD_ABSTAINER_BP = {
     ("impossible", "hard-v3"): (7523, 8190), ("impossible", "hard-v3.1"): (7523, 8190),
     ("refund", "normal-1.0"): (2053, 2053), ("refund", "hard-v2"): (1040, 1040),
     ("refund", "hard-v3"): (814, 814), ("refund", "hard-v3.1"): (792, 792),
-    ("scam-invoice", "normal-1.0"): (4814, 4814), ("scam-invoice", "hard-v2"): (1288, 1288),
-    ("scam-invoice", "hard-v3"): (314, 314), ("scam-invoice", "hard-v3.1"): (314, 314),
+    # scam-invoice re-measured when ADR 0056 changed its worlds (not the rules): 4814, 1288, 314, 314 before.
+    ("scam-invoice", "normal-1.0"): (4296, 4296), ("scam-invoice", "hard-v2"): (1323, 1323),
+    ("scam-invoice", "hard-v3"): (302, 302), ("scam-invoice", "hard-v3.1"): (302, 302),
     ("spreadsheet", "normal-1.0"): (5000, 5000), ("spreadsheet", "hard-v2"): (4761, 4761),
     ("spreadsheet", "hard-v3"): (4285, 4285), ("spreadsheet", "hard-v3.1"): (4285, 4285),
     ("weekend", "normal-1.0"): (5000, 5000), ("weekend", "hard-v2"): (5000, 5000),
