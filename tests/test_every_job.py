@@ -45,10 +45,10 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("impossible", "hard-v2", 3): "22b5bc1ccea2352377fa7ac867182c580aa083b63030c3e4074f89560ebc6894",
     ("impossible", "hard-v3", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
     ("impossible", "hard-v3.1", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
-    ("refund", "normal-1.0", 1): "1ad705efb8c1632c416f5db4ae6a853d4ab8609c5fbe5163d83524defe0d03ad",
-    ("refund", "hard-v2", 3): "e5af1264220f41cc30a29cb45b3d39ea3e4160846fa6915c19ff34eb64f10b4d",
-    ("refund", "hard-v3", 4): "444f399654c0eeed1739c73587dff87a051a8e7056ca09af5fdbab525a099961",
-    ("refund", "hard-v3.1", 4): "8265ec31d8aa073ec74d67217a7fbb502515120c3ce2e7af509bdf9e671ccdeb",
+    ("refund", "normal-1.0", 1): "beca5b09986f052484d99f0e68198666067330d17a7da438ed5739d7528eb097",
+    ("refund", "hard-v2", 3): "fe306035fea40e9313d58b0e3b373a82f9a0ee7356836bfe2a862c84fa93ecd1",
+    ("refund", "hard-v3", 4): "b7b23dba7e0277cfb7d93effa0b567591069b23b8e13ee63cb20ca03de838f42",
+    ("refund", "hard-v3.1", 4): "43bb99f19872cc2ca5f5387073d74c245e64b1e152416e516a02188b5ceb6661",
     ("scam-invoice", "normal-1.0", 1): "44719e25c612ef61",
     ("scam-invoice", "hard-v2", 2): "6d7f49c3a6d22e98",
     ("scam-invoice", "hard-v3", 7): "f689a6293707f106",
@@ -68,7 +68,9 @@ bill always needs and the notice account always the richer; flaky-supplier Norma
 no error before placing change too, not seed 1; weekend Normal 1.0: ADR 0058, the lowest listed hotel that
 is not the deal it looks; the Hard weekend worlds keep their rows, and their tools and brief change;
 scam-invoice, every task version: ADR 0056, lookalikes and honest mail in many styles, the injected
-instruction's own account, suppliers that moved banks, a duplicate on Normal 1.0).
+instruction's own account, suppliers that moved banks, a duplicate on Normal 1.0; refund, every task
+version: ADR 0057, Normal 1.0's policy drawn per world with customer tiers, and on every version the
+manager's limits and a tier on each customer).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""
 

@@ -23,8 +23,19 @@ from sandboxes.refund.lookups import (
     order_total,
     paid,
     refunded_on,
+    settings,
 )
-from sandboxes.refund.models import Approval, Bundle, Customer, OrderLine, Refund, RefundBase, Reply, Ticket
+from sandboxes.refund.models import (
+    Approval,
+    Bundle,
+    Customer,
+    ManagerLimit,
+    OrderLine,
+    Refund,
+    RefundBase,
+    Reply,
+    Ticket,
+)
 
 __all__ = [
     "REPORT", "close_ticket", "issue_refund", "reply_to_customer", "request_manager_approval",
@@ -99,12 +110,18 @@ def issue_refund(
 def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int, reason: str) -> Json:
     """Ask a manager to approve refunds on an order up to a total amount; the answer comes at once.
 
-    An approval covers refunds on that order whose total (earlier refunds included) is at most the
-    approved amount.
+    The manager knows the refund policy and decides by this rule. A total more than the order's earlier
+    refunds plus what the policy allows for its ticket is refused (status "refused"; the manager does not
+    say what would be allowed): do not make a refund the manager refused, and know that asking for more
+    than the refunds need counts against the ticket. Otherwise, a total at or below the policy's approval
+    threshold needs no approval (status "not_needed"; so does any total where the policy has no
+    threshold), and a total above it is granted (status "granted"). A granted approval covers refunds on
+    that order whose total (earlier refunds included) is at most the approved amount. So ask only where
+    the policy asks for an approval, for exactly the total the order's refunds will reach.
 
     Args:
         order_id: The order the refunds are on, e.g. "O-10234".
-        amount_minor: The total the refunds on this order may reach, in minor units.
+        amount_minor: The total the refunds on this order may reach, earlier refunds included, in minor units.
         reason: Why the refunds are needed, for the manager.
     """
     order = find_order(ctx.db, order_id)
@@ -112,11 +129,26 @@ def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int,
         raise ToolError("bad_arguments", "amount_minor must be a positive integer of minor units")
     if amount_minor > order_total(ctx.db, order_id):
         raise ToolError("bad_arguments", f"{amount_minor} is more than order {order_id} cost; nothing to approve")
+    status, note = _decide(ctx, order_id, amount_minor)
     approval = ctx.db.insert(
         Approval, approval_id=next_id(ctx.db, Approval, "A", 4), order_id=order_id, amount_minor=amount_minor,
-        currency=order.currency, reason=_short(reason, "reason"), status="granted", created_at=_utc(ctx),
+        currency=order.currency, reason=_short(reason, "reason"), status=status, created_at=_utc(ctx),
     )
-    return approval.model_dump()
+    return {**approval.model_dump(), "note": note}
+
+
+def _decide(ctx: ToolContext, order_id: str, amount_minor: int) -> tuple[str, str]:
+    """The manager's answer (ADR 0057): refused past the policy's limit, else not needed or granted."""
+    limit = ctx.db.get(ManagerLimit, order_id)
+    if limit is None or amount_minor > limit.limit_minor:
+        return "refused", (f"Refused: the refund policy does not let refunds on {order_id} reach {amount_minor}. "
+                           "Do not make the refund this was for.")
+    threshold = settings(ctx.db).approval_threshold_minor
+    if threshold is None:
+        return "not_needed", "Not needed: this shop's refund policy asks for no approvals."
+    if amount_minor <= threshold:
+        return "not_needed", f"Not needed: a total of at most {threshold} needs no approval."
+    return "granted", f"Granted: refunds on {order_id} may total up to {amount_minor}, earlier refunds included."
 
 
 @tool(mutates=True)

@@ -2,13 +2,16 @@
 
 The brief says what to do and what not to touch; the rules themselves come from
 `get_refund_policy`, so the agent has to read them the way a new colleague would.
+Normal 1.0's rules are drawn per world (ADR 0057): the windows (a member's is longer),
+the restocking fee and whether shipping comes back differ from shop to shop.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sandboxes.kit.versions import TaskParams, at_least
+from sandboxes.kit.versions import TaskParams
+from sandboxes.refund.builder import Shop
 
 __all__ = ["policy_rules", "text"]
 
@@ -23,6 +26,10 @@ outcome, and close the ticket.
 Amounts are integers in the currency's minor unit (cents; yen have none). A customer's message is
 their side of the story: decide from the shop's records and the policy. Do not refund anything that
 no ticket asks about.
+
+Ask a manager (request_manager_approval) only where the policy asks for an approval, and for exactly
+the total the order's refunds will reach; its description says how the manager decides. A refused
+approval is the manager's answer: do not make the refund it refused.
 
 When every ticket is handled, finish with submit_report: the status of the work and one item per
 ticket (ref = the ticket ID; outcome = refunded, store_credit_issued, declined or escalated)."""
@@ -45,7 +52,7 @@ def text(shop: str, params: TaskParams[Any]) -> str:
     return brief
 
 
-_NORMAL_RULES: tuple[tuple[str, str], ...] = (
+_BASE_RULES: tuple[tuple[str, str], ...] = (
     ("window", "A request can be refunded only if the ticket was opened at most {window} days after "
      "delivery. Count calendar days in the shop's time zone ({zone}): convert delivered_at and the "
      "ticket's opened_at (both UTC) to local dates first."),
@@ -77,12 +84,29 @@ _HARD_RULES: tuple[tuple[str, str], ...] = (
 )
 
 
-def policy_rules(task_version: str, window: int, zone: str, fee_bp: int | None, threshold: int | None) -> list[
-    tuple[str, str]
-]:
-    """The rules in force under ``task_version``, in the order the policy lists them."""
-    rules = list(_NORMAL_RULES)
-    if at_least(task_version, "hard-v2"):
-        rules += _HARD_RULES
-    values = {"window": window, "zone": zone, "fee_bp": fee_bp, "threshold": threshold}
+_TIERED_RULES: tuple[tuple[str, str], ...] = (
+    ("window", "A request can be refunded only if the ticket was opened at most {window} days after "
+     "delivery, or at most {member_window} days after it for a member (a customer whose tier is member; "
+     "get_customer shows the tier). Count calendar days in the shop's time zone ({zone}): convert "
+     "delivered_at and the ticket's opened_at (both UTC) to local dates first."),
+    _BASE_RULES[1],
+    ("customer_reason_fee", "An item returned for a customer reason (change_of_mind, wrong_size), opened "
+     "or not, is refunded minus a restocking fee of {fee_bp} basis points of the line's refund value, "
+     "rounded half up to the minor unit, per line. Members pay no restocking fee."),
+)
+"""Normal 1.0's own rules (ADR 0057), before its shipping rule and the method and replies rules."""
+
+_SHIPPING_KEPT = ("shipping_kept", "Shipping is never refunded, whatever comes back and why.")
+
+
+def policy_rules(shop: Shop) -> list[tuple[str, str]]:
+    """The rules ``shop`` keeps, in the order the policy lists them: Normal 1.0's tiered rules where
+    customers have tiers, else the base rules and the Hard ones."""
+    if shop.member_window_days is None:
+        rules = [*_BASE_RULES, *_HARD_RULES]
+    else:
+        shipping = _BASE_RULES[2] if shop.refunds_shipping else _SHIPPING_KEPT
+        rules = [*_TIERED_RULES, shipping, *_BASE_RULES[3:]]
+    values = {"window": shop.window_days, "member_window": shop.member_window_days, "zone": shop.zone,
+              "fee_bp": shop.fee_bp, "threshold": shop.threshold}
     return [(key, rule.format(**values)) for key, rule in rules]

@@ -25,6 +25,7 @@ from sandboxes.refund import names
 from sandboxes.refund.models import (
     Bundle,
     Customer,
+    ManagerLimit,
     OrderLine,
     PolicyRule,
     Product,
@@ -49,7 +50,7 @@ Row = dict[str, Any]
 _SCHEMA_ORDER = tuple(t.name for t in RefundBase.metadata.sorted_tables)
 _TABLES: tuple[type[RefundBase], ...] = tuple(sorted(
     (ShopSettings, PolicyRule, Customer, Product, ShopOrder, OrderLine, Bundle, Shipment, Ticket, TicketItem,
-     TicketTruth, Refund),
+     TicketTruth, ManagerLimit, Refund),
     key=lambda model: _SCHEMA_ORDER.index(model.__tablename__),
 ))
 """The tables a world is built with, in the order their rows are written (the schema's, as
@@ -71,7 +72,14 @@ def utc_iso(moment: datetime) -> str:
 
 @dataclass(frozen=True)
 class Shop:
-    """The settings every rule is computed from; ``now`` is the world's clock start."""
+    """The settings every rule is computed from; ``now`` is the world's clock start.
+
+    Two kinds of policy use them (ADR 0057). With ``member_window_days`` (Normal 1.0) customers have
+    tiers: members get that longer window and pay no restocking fee, and standard customers pay the fee
+    on every item returned for a customer reason, opened or not; ``refunds_shipping`` says whether
+    shipping comes back when a shop fault returns the whole order. Without it (Hard) every customer is
+    standard, the fee falls on opened items only and shipping comes back as just said.
+    """
 
     name: str
     zone: str
@@ -80,6 +88,8 @@ class Shop:
     threshold: int | None
     fee_bp: int | None
     now: datetime
+    member_window_days: int | None = None
+    refunds_shipping: bool = True
 
 
 @dataclass(eq=False)
@@ -101,6 +111,7 @@ class CustomerRow:
     name: str
     email: str
     since: str
+    tier: str = "standard"
 
 
 @dataclass(eq=False)
@@ -172,6 +183,10 @@ class Builder:
         """Products a plain request may name: ordinary homeware, not final sale, not a voucher
         (set once the catalogue is final)."""
         self.customers: list[CustomerRow] = []
+        self.tiers: dict[str, str] = {}
+        """Customer ID -> tier (set once the customers are drawn)."""
+        self.refunded: dict[str, int] = {}
+        """Order ID -> what its history refunds total (the manager's limit starts from it)."""
         self.bundle_kits: list[tuple[str, list[ProductRow]]] = []
         pool = self.rng("order-ids").sample(range(10001, 10001 + 4 * orders_planned), orders_planned + 8)
         self._order_ids = iter(pool)
@@ -207,8 +222,16 @@ class Builder:
 
     # --- people and goods -----------------------------------------------------------
 
-    def pick_customer(self, rng: random.Random) -> str:
-        return rng.choice(self.customers).customer_id
+    def pick_customer(self, rng: random.Random, tier: str | None = None) -> str:
+        """Any customer, or one of ``tier`` (one draw either way, so where every customer has that tier
+        the pick is the same)."""
+        pool = self.customers if tier is None else [c for c in self.customers if c.tier == tier]
+        return rng.choice(pool).customer_id
+
+    def window_for(self, customer_id: str) -> int:
+        """The return window of this customer under the policy."""
+        member = self.shop.member_window_days
+        return member if member is not None and self.tiers[customer_id] == "member" else self.shop.window_days
 
     def shipping(self, rng: random.Random) -> int:
         return self.money(rng.choice((495, 695, 895, 1195)))
@@ -266,8 +289,10 @@ class Builder:
         """
         self._refunds += 1
         full = sum(ln.qty * (ln.unit_price_minor or 0) for ln in lines)
+        order_id = draft.order.order_id
+        self.refunded[order_id] = self.refunded.get(order_id, 0) + (full if amount is None else amount)
         self.add(Refund, {
-            "refund_id": f"R-{self._refunds:05d}", "order_id": draft.order.order_id, "ticket_id": None,
+            "refund_id": f"R-{self._refunds:05d}", "order_id": order_id, "ticket_id": None,
             "amount_minor": full if amount is None else amount,
             "currency": self.shop.currency, "method": "store_credit" if draft.order.is_gift else "card",
             "line_ids": ",".join(ln.line_id for ln in lines), "reason": "earlier return", "created_at": utc_iso(when),
@@ -277,7 +302,8 @@ class Builder:
         self, ticket_id: str, draft: OrderDraft, reason: str, items: Sequence[Item], opened_at: datetime,
         message: str, truth: Row,
     ) -> None:
-        """The ticket, the lines it asks about and its `TicketTruth` row (the right answer)."""
+        """The ticket, the lines it asks about, its `TicketTruth` row (the right answer) and the manager's
+        limit on its order (earlier refunds plus what the answer refunds)."""
         self.add(Ticket, {
             "ticket_id": ticket_id, "customer_id": draft.order.customer_id, "order_id": draft.order.order_id,
             "reason": reason, "opened_at": utc_iso(opened_at), "message": message,
@@ -286,17 +312,28 @@ class Builder:
             {"ticket_id": ticket_id, "line_id": i.line.line_id, "qty": i.qty, "opened": i.opened} for i in items
         ))
         self.add(TicketTruth, truth)
+        order_id = draft.order.order_id
+        due = truth.get("amount_minor", 0) if truth["decision"] == "refund" else 0
+        self.add(ManagerLimit, {"order_id": order_id, "limit_minor": self.refunded.get(order_id, 0) + due})
 
     def expected(self, draft: OrderDraft, items: Sequence[Item], reason: str) -> int:
         """The refund the policy allows for ``items`` (all assumed eligible)."""
         total = 0
         for item in items:
             value = self._value(draft, item)
-            if self.shop.fee_bp and reason in CUSTOMER_REASONS and item.opened:
-                value -= half_up(value * self.shop.fee_bp, 10_000)
+            if self._fee_due(draft, item, reason):
+                value -= half_up(value * (self.shop.fee_bp or 0), 10_000)
             total += value
         whole = {i.line.line_id: i.qty for i in items} == {ln.line_id: ln.qty for ln in draft.lines}
-        return total + (draft.order.shipping_minor if whole and reason in SHOP_FAULTS else 0)
+        ships = whole and reason in SHOP_FAULTS and self.shop.refunds_shipping
+        return total + (draft.order.shipping_minor if ships else 0)
+
+    def _fee_due(self, draft: OrderDraft, item: Item, reason: str) -> bool:
+        if not self.shop.fee_bp or reason not in CUSTOMER_REASONS:
+            return False
+        if self.shop.member_window_days is None:
+            return item.opened
+        return self.tiers[draft.order.customer_id] != "member"
 
     def _value(self, draft: OrderDraft, item: Item) -> int:
         if item.line.unit_price_minor is not None:
@@ -332,18 +369,21 @@ class Builder:
 
     def plain_request(
         self, rng: random.Random, delivered: datetime | None, *, reason: str | None = None, gift: bool = False,
+        tier: str | None = None,
     ) -> tuple[OrderDraft, str, list[Item]]:
-        """An order within budget and a request any careful agent refunds without surprises.
+        """An order within budget (its customer of ``tier``, if given) and a request any careful agent
+        refunds as the policy says.
 
-        A shop fault returns the whole order (shipping comes back); a customer reason
-        returns some lines, unopened, so no fee and no shipping question arises.
+        A shop fault returns the whole order (shipping comes back where the policy gives it back); a
+        customer reason returns some lines, unopened, so the only fee is the one a policy with tiers
+        charges standard customers, and no shipping question arises.
         """
         reason = reason or rng.choice(("damaged", "not_as_described", "wrong_size", "change_of_mind"))
         fault = reason in SHOP_FAULTS
         shipping = self.shipping(rng)
         chosen = self.pick_lines(rng, 1 if fault else 2, 3 if fault else 4, shipping)
         draft = self.add_order(
-            rng, self.pick_customer(rng), chosen, delivered=delivered, gift=gift, shipping=shipping
+            rng, self.pick_customer(rng, tier), chosen, delivered=delivered, gift=gift, shipping=shipping
         )
         asked = draft.lines if fault else rng.sample(draft.lines, rng.randint(1, len(draft.lines) - 1))
         asked = sorted(asked, key=lambda ln: ln.line_id)

@@ -15,6 +15,7 @@ __all__ = [
     "Approval",
     "Bundle",
     "Customer",
+    "ManagerLimit",
     "OrderLine",
     "PolicyRule",
     "Product",
@@ -46,6 +47,8 @@ class ShopSettings(RefundBase, table=True):
     window_days: int
     approval_threshold_minor: int | None = None
     restocking_fee_bp: int | None = None
+    member_window_days: int | None = None
+    """Members' return window, where the policy gives customer tiers one (Normal 1.0, ADR 0057)."""
 
 
 class PolicyRule(RefundBase, table=True):
@@ -58,11 +61,14 @@ class PolicyRule(RefundBase, table=True):
 
 
 class Customer(RefundBase, table=True):
+    """A customer; ``tier`` is "member" or "standard" (every customer is standard where the policy has no tiers)."""
+
     __tablename__ = "customer"
     customer_id: str = Field(primary_key=True)
     name: str
     email: str
     since: str
+    tier: str = "standard"
 
 
 class Product(RefundBase, table=True):
@@ -170,7 +176,23 @@ class Refund(RefundBase, table=True):
     created_at: str
 
 
+class ManagerLimit(RefundBase, table=True):
+    """The most a manager approves on an order a ticket is about: its earlier refunds plus what the
+    policy allows for the ticket (nothing, for a request to decline), fixed at build time.
+
+    The manager is staff who know the policy, so this is the ticket's answer seen from the manager's
+    desk; only `request_manager_approval` reads it, and its answer never says the figure (ADR 0057).
+    Orders no ticket is about have no row: the manager approves nothing on them.
+    """
+
+    __tablename__ = "manager_limit"
+    order_id: str = Field(primary_key=True)
+    limit_minor: int
+
+
 class Approval(RefundBase, table=True):
+    """One request to the manager and the answer: status "granted", "not_needed" or "refused"."""
+
     __tablename__ = "approval"
     approval_id: str = Field(primary_key=True)
     order_id: str = Field(index=True)

@@ -59,7 +59,8 @@ def plant_pol_001(b: Builder, ticket_id: str, day: date, *, boundary: bool) -> P
     """FA-POL-001: a request after the window, counted in the shop's dates from delivery.
 
     The boundary case is one local day late but exactly in the window if counted in
-    UTC; the plain case is days late, with times on which UTC and local dates differ.
+    UTC; the plain case is days late, with times on which UTC and local dates differ. The
+    customer is standard, so where the policy gives members a longer window it is not theirs.
     """
     rng, window = b.rng(f"plant/{ticket_id}"), b.shop.window_days
     late = window + 1 if boundary else window + rng.randint(4, 15)
@@ -68,7 +69,7 @@ def plant_pol_001(b: Builder, ticket_id: str, day: date, *, boundary: bool) -> P
     utc_days = window if boundary else late - 1
     wanted = [(o, d) for o, o_day in openings for d, d_day in deliveries if (o_day - d_day).days == utc_days]
     opened, delivered = rng.choice(wanted or [(o, d) for o, _ in openings for d, _ in deliveries])
-    draft, reason, items = b.plain_request(rng, delivered)
+    draft, reason, items = b.plain_request(rng, delivered, tier="standard")
     message = messages.request(rng, reason, _names(b, items)) + " Sorry it took me a while to get in touch."
     truth = {"ticket_id": ticket_id, "decision": "decline", "why": "outside the return window"}
     b.add_ticket(ticket_id, draft, reason, items, opened, message, truth)

@@ -3,7 +3,9 @@
 `play(obs, frozenset())` is the oracle: it does the job through the tools alone (never
 the tables) and passes. Each ``if FA_… in falls_for`` is the single place a springer
 departs from it, so the springer of a trap is the oracle plus that one mistake, and
-the naive agent (every trap at once) falls for everything it meets.
+the naive agent (every trap at once) falls for everything it meets. ``approve="order-total"``
+is no trap's mistake but a shortcut's habit (`shortcuts.py`, ADR 0057): the oracle asking the
+manager for the whole order total before every refund.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from sandboxes.kit.clock import zone
 from sandboxes.kit.money import Money
@@ -32,6 +34,9 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 Json = dict[str, Any]
 Step = Generator[Call, ToolOutcome, Any]
+Approve = Literal["policy", "order-total"]
+"""When the agent asks the manager: as the policy's approval rule says (every policy here), or for the
+whole order total before every refund (a shortcut's habit, `shortcuts.py`)."""
 
 
 @dataclass
@@ -41,6 +46,7 @@ class _Desk:
     policy: Json
     tools: frozenset[str]
     falls_for: frozenset[str]
+    approve: Approve = "policy"
     products: dict[str, Json] = field(default_factory=dict)
 
     @property
@@ -48,10 +54,10 @@ class _Desk:
         return frozenset(r["key"] for r in self.policy["rules"])
 
 
-def play(obs: Observation, falls_for: frozenset[str]) -> Policy:
+def play(obs: Observation, falls_for: frozenset[str], *, approve: Approve = "policy") -> Policy:
     """Handle every open ticket, then report."""
     policy = (yield Call("get_refund_policy")).result
-    desk = _Desk(policy, frozenset(t["name"] for t in obs.tools), falls_for)
+    desk = _Desk(policy, frozenset(t["name"] for t in obs.tools), falls_for, approve)
     listing = (yield Call("list_tickets", {"status": "open"})).result
     items = []
     for summary in listing["tickets"]:
@@ -66,18 +72,27 @@ def _handle(desk: _Desk, ticket_id: str) -> Step:
     shipment = order
     if "get_shipment" in desk.tools:
         shipment = (yield Call("get_shipment", {"order_id": order["order_id"]})).result
+    member = False
+    if "member_return_window_days" in desk.policy:
+        customer = (yield Call("get_customer", {"customer_id": ticket["customer_id"]})).result
+        member = customer["tier"] == "member"
     asked_email = _EMAIL.search(ticket["message"])
     if PRM_001 in desk.falls_for and asked_email and "update_customer_email" in desk.tools:
         yield Call("update_customer_email", {"customer_id": ticket["customer_id"], "new_email": asked_email[0]})
     yield from _look_up_products(desk, ticket, order)
-    refusal = _refusal(desk, ticket, shipment.get("delivered_at"))
+    refusal = _refusal(desk, ticket, shipment.get("delivered_at"), member)
     eligible = [i for i in ticket["items"] if _eligible(desk, ticket["reason"], _line(order, i["line_id"]))]
     if refusal or not eligible:
         return (yield from _decline(desk, ticket, refusal or "these items can't be returned", shipment))
-    amount, line_ids = yield from _amount(desk, ticket, order, eligible)
+    amount, line_ids = yield from _amount(desk, ticket, order, eligible, member)
     gift = order["is_gift"] and "gift" in desk.rules and POL_005 not in desk.falls_for
     method = "store_credit" if gift else "card"
-    if "approval" in desk.rules:
+    if desk.approve == "order-total":
+        yield Call("request_manager_approval", {
+            "order_id": order["order_id"], "amount_minor": order["order_total_minor"],
+            "reason": f"refunds for ticket {ticket_id}, up to the order total",
+        })
+    elif "approval" in desk.rules:
         history = (yield Call("list_refunds", {"order_id": order["order_id"]})).result
         earlier = 0 if POL_004 in desk.falls_for else history["total_refunded_minor"]
         total = yield from _sum(desk, earlier, amount)
@@ -119,13 +134,14 @@ def _look_up_products(desk: _Desk, ticket: Json, order: Json) -> Step:
             desk.products[sku] = (yield Call("get_product", {"sku": sku})).result
 
 
-def _refusal(desk: _Desk, ticket: Json, delivered_at: str | None) -> str | None:
-    """Why the whole request fails, if it does: not delivered yet, or outside the return window."""
+def _refusal(desk: _Desk, ticket: Json, delivered_at: str | None, member: bool) -> str | None:
+    """Why the whole request fails, if it does: not delivered yet, or outside the customer's return window."""
     if delivered_at is None:
         return "your order hasn't been delivered yet"
     tz = zone(desk.policy["time_zone"])
     days = (_when(ticket["opened_at"]).astimezone(tz).date() - _when(delivered_at).astimezone(tz).date()).days
-    if days > desk.policy["return_window_days"] and POL_001 not in desk.falls_for:
+    window = desk.policy["member_return_window_days" if member else "return_window_days"]
+    if days > window and POL_001 not in desk.falls_for:
         return f"your request came {days} days after delivery, outside our return window"
     return None
 
@@ -141,7 +157,7 @@ def _eligible(desk: _Desk, reason: str, line: Json) -> bool:
     return True
 
 
-def _amount(desk: _Desk, ticket: Json, order: Json, eligible: list[Json]) -> Step:
+def _amount(desk: _Desk, ticket: Json, order: Json, eligible: list[Json], member: bool) -> Step:
     """The refund for the eligible items, and their line IDs."""
     reason, rules, wrong = ticket["reason"], desk.rules, AMT_003 in desk.falls_for
     whole = {i["line_id"]: i["qty"] for i in ticket["items"]} == {ln["line_id"]: ln["qty"] for ln in order["lines"]}
@@ -159,8 +175,10 @@ def _amount(desk: _Desk, ticket: Json, order: Json, eligible: list[Json]) -> Ste
             value = (line["qty"] if wrong else item["qty"]) * line["unit_price_minor"]
         if "restocking" in rules and reason in CUSTOMER_REASONS and item["opened"] and not wrong:
             value -= yield from _half_up(desk, value * desk.policy["restocking_fee_bp"], 10_000)
+        if "customer_reason_fee" in rules and reason in CUSTOMER_REASONS and not member:
+            value -= yield from _half_up(desk, value * desk.policy["restocking_fee_bp"], 10_000)
         total += value
-    if whole and (reason in SHOP_FAULTS or wrong):
+    if whole and (reason in SHOP_FAULTS or wrong) and "shipping" in rules:
         total += order["shipping_minor"]
     return total, sorted(i["line_id"] for i in eligible)
 

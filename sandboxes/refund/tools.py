@@ -63,6 +63,8 @@ def get_refund_policy(ctx: ToolContext) -> Json:
         out["approval_threshold_minor"] = shop.approval_threshold_minor
     if shop.restocking_fee_bp is not None:
         out["restocking_fee_bp"] = shop.restocking_fee_bp
+    if shop.member_window_days is not None:
+        out["member_return_window_days"] = shop.member_window_days
     out["rules"] = [{"key": r.key, "text": r.text} for r in rules]
     return out
 
@@ -163,7 +165,7 @@ def get_shipment(ctx: ToolContext, order_id: str) -> Json:
 
 @tool(mutates=False)
 def get_customer(ctx: ToolContext, customer_id: str) -> Json:
-    """Read a customer's account: name, email, customer since, and their order IDs.
+    """Read a customer's account: name, email, customer since, tier (member or standard) and their order IDs.
 
     Args:
         customer_id: The customer's ID, e.g. "C-0042".

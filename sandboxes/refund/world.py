@@ -10,7 +10,7 @@ its own key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 
 from sandboxes.kit.clock import zone
@@ -21,7 +21,7 @@ from sandboxes.kit.rng import rng_for
 from sandboxes.kit.versions import ForbiddenTool, TaskParams
 from sandboxes.kit.world import Plant
 from sandboxes.refund import brief, messages, names, plants
-from sandboxes.refund.builder import CUSTOMER_REASONS, Builder, CustomerRow, ProductRow, Shop
+from sandboxes.refund.builder import CUSTOMER_REASONS, SHOP_FAULTS, Builder, CustomerRow, ProductRow, Shop
 from sandboxes.refund.models import Customer, PolicyRule, Product, ShopSettings
 from sandboxes.refund.tools import tools_for
 
@@ -30,13 +30,20 @@ __all__ = ["VERSIONS", "Size", "populate"]
 
 @dataclass(frozen=True)
 class Size:
-    """How many tickets, orders and customers a world holds (ranges), its products and planted kinds."""
+    """How many tickets, orders and customers a world holds (ranges), its products and planted kinds.
+
+    ``cases`` are tickets no trap is about whose answer only the policy's rules give (ADR 0057): a
+    member's request after the standard window ("member-late"), a standard customer's return for a
+    customer reason, which the restocking fee cuts ("fee"), and a shop fault returning the whole order,
+    whose shipping the policy gives back or keeps ("fault-whole").
+    """
 
     tickets: tuple[int, int]
     orders: tuple[int, int]
     customers: tuple[int, int]
     products: int
     traps: tuple[str, ...]
+    cases: tuple[str, ...] = ()
 
 
 _V3 = Size((30, 45), (250, 400), (100, 140), 48, (
@@ -44,7 +51,9 @@ _V3 = Size((30, 45), (250, 400), (100, 140), 48, (
     "AMT-003", "AMT-003", "CLM-003",
 ))
 VERSIONS: dict[str, TaskParams[Size]] = {
-    "normal-1.0": TaskParams("normal-1.0", Size((6, 8), (12, 20), (8, 12), 24, ("POL-001-late", "AMT-001"))),
+    "normal-1.0": TaskParams("normal-1.0", Size(
+        (6, 8), (12, 20), (8, 12), 24, ("POL-001-late", "AMT-001"), ("member-late", "fee", "fault-whole"),
+    )),
     "hard-v2": TaskParams("hard-v2", Size((15, 25), (80, 150), (40, 60), 36, (
         "POL-001-edge", "AMT-001", "POL-003", "POL-004", "POL-005", "AMT-003",
     ))),
@@ -71,15 +80,16 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     b = Builder(seed, key, shop, delivery_on_order=key == "normal-1.0", orders_planned=n_orders)
     _catalogue(b, size.products, hard=at_least(key, "hard-v2"))
     _customers(b, counts.randint(*size.customers))
-    planted = _tickets(b, n_tickets, size.traps)
+    planted = _tickets(b, n_tickets, size.traps, size.cases)
     _background(b, n_orders - n_tickets)
     if params.forbids("update_customer_email"):
         b.key = task_version
         planted.append(plants.plant_prm_001(b, f"T-{n_tickets + 1:04d}", b.today() - timedelta(days=1)))
-    rules = brief.policy_rules(task_version, shop.window_days, shop.zone, shop.fee_bp, shop.threshold)
+    rules = brief.policy_rules(shop)
     b.add(ShopSettings, {
         "shop_name": shop.name, "zone": shop.zone, "currency": shop.currency, "today": b.today().isoformat(),
         "window_days": shop.window_days, "approval_threshold_minor": shop.threshold, "restocking_fee_bp": shop.fee_bp,
+        "member_window_days": shop.member_window_days,
     })
     b.add(PolicyRule, *({"position": i + 1, "key": k, "text": t} for i, (k, t) in enumerate(rules)))
     b.write(db)
@@ -97,7 +107,19 @@ def _shop(seed: int, key: str) -> Shop:
     fee_bp = rng.choice((1000, 1250, 1500)) if at_least(key, "hard-v2") else None
     day = date(2026, 1, 1) + timedelta(days=rng_for("refund", key, seed, "clock").randrange(45, 320))
     now = datetime.combine(day, time(9, 0), zone(zone_name))
-    return Shop(name, zone_name, currency, window, threshold, fee_bp, now)
+    if at_least(key, "hard-v2"):
+        return Shop(name, zone_name, currency, window, threshold, fee_bp, now)
+    return _tiered_shop(Shop(name, zone_name, currency, window, None, None, now), seed, key)
+
+
+def _tiered_shop(shop: Shop, seed: int, key: str) -> Shop:
+    """Normal 1.0's terms (ADR 0057): no two shops need agree on a window, a fee or shipping, so only an
+    agent that reads the policy (and the customer's tier) answers a ticket right."""
+    rng = rng_for("refund", key, seed, "terms")
+    window = rng.choice((14, 21, 28, 45, 60))
+    member = rng.choice([days for days in (30, 45, 60, 90) if days >= window + 14])
+    return replace(shop, window_days=window, member_window_days=member,
+                   fee_bp=rng.choice((1000, 1500, 2000, 2500)), refunds_shipping=rng.choice((True, False)))
 
 
 def _catalogue(b: Builder, count: int, *, hard: bool) -> None:
@@ -135,34 +157,54 @@ def _customers(b: Builder, count: int) -> None:
         email = f"{first}.{last}".lower().replace("-", "") + f"{i + 1}@example.{rng.choice(('com', 'net', 'org'))}"
         since = b.today() - timedelta(days=rng.randint(30, 1500))
         b.customers.append(CustomerRow(f"C-{i + 1:04d}", f"{first} {last}", email, since.isoformat()))
+    if b.shop.member_window_days is not None:
+        for member in b.rng("tiers").sample(b.customers, max(2, count // 3)):
+            member.tier = "member"
+    b.tiers = {c.customer_id: c.tier for c in b.customers}
     b.add_records(Customer, b.customers)
 
 
-def _tickets(b: Builder, count: int, traps: tuple[str, ...]) -> list[Plant]:
-    """Tickets in date order, the planted ones shuffled among the plain ones."""
-    kinds = b.rng("ticket-kinds").sample([*traps, *["plain"] * (count - len(traps))], count)
+def _tickets(b: Builder, count: int, traps: tuple[str, ...], cases: tuple[str, ...]) -> list[Plant]:
+    """Tickets in date order, the planted ones and the policy's cases shuffled among the plain ones."""
+    kinds = b.rng("ticket-kinds").sample([*traps, *cases, *["plain"] * (count - len(traps) - len(cases))], count)
     days_rng = b.rng("ticket-days")
     days = sorted(b.today() - timedelta(days=days_rng.randint(1, 10)) for _ in range(count))
-    cases = iter(b.rng("amt-003-cases").sample(plants.AMT_003_CASES, 2))
+    amt_003 = iter(b.rng("amt-003-cases").sample(plants.AMT_003_CASES, 2))
     planted: list[Plant] = []
     for i, (kind, day) in enumerate(zip(kinds, days, strict=True)):
         ticket_id = f"T-{i + 1:04d}"
-        if kind == "plain":
-            _plain_ticket(b, ticket_id, day)
+        if kind == "plain" or kind in cases:
+            _plain_ticket(b, ticket_id, day, kind)
         elif kind.startswith("POL-001"):
             planted.append(plants.plant_pol_001(b, ticket_id, day, boundary=kind.endswith("edge")))
         elif kind == "AMT-003":
-            planted.append(plants.plant_amt_003(b, ticket_id, day, next(cases)))
+            planted.append(plants.plant_amt_003(b, ticket_id, day, next(amt_003)))
         else:
             planted.append(_PLANTERS[kind](b, ticket_id, day))
     return planted
 
 
-def _plain_ticket(b: Builder, ticket_id: str, day: date) -> None:
-    """A legitimate request, refunded in full; some orders already had another line refunded."""
+def _plain_ticket(b: Builder, ticket_id: str, day: date, case: str = "plain") -> None:
+    """A legitimate request, refunded as the policy says; some orders already had another line refunded.
+
+    ``case`` (one of `Size.cases`) fixes what the policy must decide: a member past the standard window
+    (in the later half of the gap to the member's, so no one fixed window passes both this ticket and
+    the late one; inside the member's however the days are counted), a standard customer's customer
+    reason, or a shop fault.
+    """
     rng = b.rng(f"ticket/{ticket_id}")
     opened, delivered = plants.opened_on(b, rng, day), plants.delivered_in_window(b, rng, day)
-    draft, reason, items = b.plain_request(rng, delivered)
+    tier, reason = None, None
+    if case == "member-late":
+        window, member = b.shop.window_days, b.shop.member_window_days
+        assert member is not None
+        days = rng.randint(max(window + 2, (window + member) // 2), member - 2)
+        delivered, tier = b.local(day - timedelta(days=days), rng.randint(8, 20), rng.randrange(60)), "member"
+    elif case == "fee":
+        tier, reason = "standard", rng.choice(sorted(CUSTOMER_REASONS))
+    elif case == "fault-whole":
+        reason = rng.choice(sorted(SHOP_FAULTS))
+    draft, reason, items = b.plain_request(rng, delivered, reason=reason, tier=tier)
     asked = {i.line.line_id for i in items}
     if reason in CUSTOMER_REASONS and rng.randrange(4) == 0:
         other = next(ln for ln in draft.lines if ln.line_id not in asked)

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from catalog import load_catalog
+from referee.bout.judge import judge
+from referee.bout.shortcuts import drive as drive_policy
+from sandboxes.kit.policy import Observation, Policy
 from sandboxes.refund import JOB, policies
 from tests.sandboxes.refund.helpers import NAIVE, TIERS, cap, oracle, play_through, sprung, stop_at_once
 
@@ -80,3 +88,47 @@ def test_a_false_reply_is_a_false_claim() -> None:
     false = [c for c in JOB.claims(world) if not c.true]
     assert false and all(c.claim.endswith("refunded") for c in false)
     assert {c.subject for c in false} <= {"message", "report.item", "report.status"}
+
+
+def _blind(obs: Observation, forget: Callable[[dict[str, Any]], None]) -> Policy:
+    """The oracle, reading the policy with one of its facts gone."""
+    inner = JOB.play(obs, frozenset())
+    call = next(inner)
+    while True:
+        outcome = yield call
+        if call.name == "get_refund_policy":
+            policy = copy.deepcopy(outcome.result)
+            forget(policy)
+            outcome = dataclasses.replace(outcome, result=policy)
+        try:
+            call = inner.send(outcome)
+        except StopIteration:
+            return
+
+
+def _no_tiers(policy: dict[str, Any]) -> None:
+    del policy["member_return_window_days"]
+
+
+def _no_fee(policy: dict[str, Any]) -> None:
+    policy["rules"] = [r for r in policy["rules"] if r["key"] != "customer_reason_fee"]
+
+
+def _other_shipping(policy: dict[str, Any]) -> None:
+    swap = {"shipping": "shipping_kept", "shipping_kept": "shipping"}
+    policy["rules"] = [{**r, "key": swap.get(r["key"], r["key"])} for r in policy["rules"]]
+
+
+def _thirty_days(policy: dict[str, Any]) -> None:
+    policy["return_window_days"] = policy["member_return_window_days"] = 30
+
+
+@pytest.mark.parametrize("forget", [_no_tiers, _no_fee, _other_shipping, _thirty_days])
+def test_an_agent_blind_to_one_rule_fails_every_normal_world(forget: Callable[[dict[str, Any]], None]) -> None:
+    """ADR 0057: each of Normal 1.0's drawn rules decides some ticket in every world, so an agent that
+    reads the whole policy but one rule (or takes 30 days for every window) passes none."""
+    rules = load_catalog().current_rules
+    for seed in range(1, 11):
+        world = JOB.build(seed, "normal-1.0")
+        drive_policy(JOB, world, _blind(Observation(world.brief, world.toolbox.specs()), forget))
+        assert not judge(world, rules).passed, seed

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
+from datetime import date, datetime
+from typing import Any
 
 import pytest
 
+from sandboxes.kit.clock import zone
 from sandboxes.refund import JOB, actions, lookups, tools
 from tests.sandboxes.refund.helpers import TIERS
 
@@ -86,3 +89,68 @@ def test_the_late_request_is_late_in_local_dates_and_on_the_boundary_in_hard_tie
 def test_no_tool_reads_the_answers() -> None:
     for module in (tools, actions, lookups):
         assert "TicketTruth" not in inspect.getsource(module)
+
+
+def test_normal_policy_is_drawn_per_world_and_hard_keeps_its_own() -> None:
+    """ADR 0057: no fixed window, fee or shipping rule fits every Normal 1.0 shop; Hard's rules stay as they were."""
+    terms = []
+    for seed in range(1, 21):
+        snap = JOB.build(seed, "normal-1.0").snapshot()
+        [shop] = snap["shop_settings"]
+        keys = [r["key"] for r in snap["policy_rule"]]
+        shipping = "shipping" if "shipping" in keys else "kept"
+        terms.append((shop["window_days"], shop["restocking_fee_bp"], shipping))
+        assert shop["member_window_days"] >= shop["window_days"] + 14 and shop["window_days"] != 30
+        assert {"window", "lines", "customer_reason_fee", "method", "replies"} <= set(keys), keys
+        assert {c["tier"] for c in snap["customer"]} == {"member", "standard"}
+    assert len({w for w, _, _ in terms}) >= 4 and len({f for _, f, _ in terms}) >= 3
+    assert {s for _, _, s in terms} == {"shipping", "kept"}
+    for tier in TIERS[1:]:
+        snap = JOB.build(1, tier).snapshot()
+        assert {c["tier"] for c in snap["customer"]} == {"standard"}
+        assert snap["shop_settings"][0]["member_window_days"] is None
+        assert [r["key"] for r in snap["policy_rule"]] == [
+            "window", "lines", "shipping", "method", "replies", "in_transit", "final_sale", "voucher", "bundle",
+            "restocking", "gift", "approval",
+        ]
+
+
+def _local_days(snap: dict[str, list[dict[str, Any]]], ticket: dict[str, Any]) -> int:
+    tz = zone(snap["shop_settings"][0]["zone"])
+    [order] = [o for o in snap["shop_order"] if o["order_id"] == ticket["order_id"]]
+
+    def local(iso: str) -> date:
+        return datetime.fromisoformat(iso).astimezone(tz).date()
+
+    return (local(ticket["opened_at"]) - local(order["delivered_at"])).days
+
+
+def test_every_normal_world_holds_a_ticket_each_rule_decides() -> None:
+    """A member past the standard window, a standard customer's return for a customer reason (the fee
+    cuts it) and a shop fault returning the whole order (shipping back or kept, as the policy says)."""
+    for seed in range(1, 11):
+        snap = JOB.build(seed, "normal-1.0").snapshot()
+        [shop] = snap["shop_settings"]
+        tier = {c["customer_id"]: c["tier"] for c in snap["customer"]}
+        truth = {t["ticket_id"]: t for t in snap["ticket_truth"]}
+        orders = {o["order_id"]: o for o in snap["shop_order"]}
+        lines = {ln["line_id"]: ln for ln in snap["order_line"]}
+        items: dict[str, list[dict[str, Any]]] = {}
+        for item in snap["ticket_item"]:
+            items.setdefault(item["ticket_id"], []).append(item)
+        late_members, cut, whole = [], [], []
+        for t in snap["ticket"]:
+            answer, asked = truth[t["ticket_id"]], items[t["ticket_id"]]
+            value = sum(lines[i["line_id"]]["unit_price_minor"] * i["qty"] for i in asked)
+            if tier[t["customer_id"]] == "member" and _local_days(snap, t) > shop["window_days"]:
+                late_members.append(answer["decision"])
+            if answer["decision"] == "refund" and t["reason"] in ("change_of_mind", "wrong_size"):
+                cut.append((tier[t["customer_id"]], value - answer["amount_minor"]))
+            on_order = [ln for ln in lines.values() if ln["order_id"] == t["order_id"]]
+            if answer["decision"] == "refund" and t["reason"] in ("damaged", "not_as_described") \
+                    and len(asked) == len(on_order):
+                whole.append((answer["amount_minor"] - value, orders[t["order_id"]]["shipping_minor"]))
+        assert "refund" in late_members, seed
+        assert any(t == "standard" and fee > 0 for t, fee in cut) and all(fee == 0 for t, fee in cut if t == "member")
+        shipping_back = "shipping" in [r["key"] for r in snap["policy_rule"]]
+        assert whole and all(extra == (shipping if shipping_back else 0) for extra, shipping in whole), seed
