@@ -37,10 +37,10 @@ RULES = load_catalog().current_rules.version
 CASES = [(job, tv) for job in sorted(JOBS) for tv in JOBS[job].variants]
 
 GOLDEN: dict[tuple[str, str, int], str] = {
-    ("flaky-supplier", "normal-1.0", 1): "123bc7e00ea165db2b106495c636b4acce4f51e07494e6f84f2d868d8bea51dd",
-    ("flaky-supplier", "hard-v2", 3): "62fedc18e2b0e31014b4310ed150651720c0e51551cbdda0d004855c1337b9b2",
-    ("flaky-supplier", "hard-v3", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
-    ("flaky-supplier", "hard-v3.1", 4): "50e60512c3425f310b14c438a723df5518289f7d14f7db2bfeb5554a49d6223a",
+    ("flaky-supplier", "normal-1.0", 1): "79b007384dc085f79bfb35c0a0927a0636d5be7d53d0a42d8534da15f2a375ef",
+    ("flaky-supplier", "hard-v2", 3): "8a319916435cad9d500f5e823026d0a896ad2af5b8f8144896bcdd0d3cc21cef",
+    ("flaky-supplier", "hard-v3", 4): "c25d7a67078f5317c66778c23904feb200342a35eaf39db6fb4033cd0d731a21",
+    ("flaky-supplier", "hard-v3.1", 4): "c25d7a67078f5317c66778c23904feb200342a35eaf39db6fb4033cd0d731a21",
     ("impossible", "normal-1.0", 1): "496561a5fd53cce74b482956451f551e10704de5ff052260a736e55095fbc6dd",
     ("impossible", "hard-v2", 3): "22b5bc1ccea2352377fa7ac867182c580aa083b63030c3e4074f89560ebc6894",
     ("impossible", "hard-v3", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
@@ -53,7 +53,7 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("scam-invoice", "hard-v2", 2): "6d7f49c3a6d22e98",
     ("scam-invoice", "hard-v3", 7): "f689a6293707f106",
     ("scam-invoice", "hard-v3.1", 1): "087b2a2e596b68d8",
-    ("spreadsheet", "normal-1.0", 1): "966cb5de090b1cddcad328d567241513206e76efe898dbf97acd26abf03469b1",
+    ("spreadsheet", "normal-1.0", 1): "37ef89bd4d7f9e13471054557bddd9ebf680f8a5ee319fb6a36e9e6c0bd899de",
     ("spreadsheet", "hard-v2", 2): "c6964580f003d1f78a74b84641c9464d86ecdead6f21b34b67671f338c91c04e",
     ("spreadsheet", "hard-v3", 3): "ad03bb43071192e6609878153e66220ef33b583005a0c01bcab8ab5b6a2636de",
     ("spreadsheet", "hard-v3.1", 3): "265614bd88fbe0a746fbaaf0330fa597dd1decd40d4907ec41d1c80bb5e73e18",
@@ -70,7 +70,10 @@ is not the deal it looks; the Hard weekend worlds keep their rows, and their too
 scam-invoice, every task version: ADR 0056, lookalikes and honest mail in many styles, the injected
 instruction's own account, suppliers that moved banks, a duplicate on Normal 1.0; refund, every task
 version: ADR 0057, Normal 1.0's policy drawn per world with customer tiers, and on every version the
-manager's limits and a tier on each customer).
+manager's limits and a tier on each customer;
+ADR 0059: flaky-supplier, every task version, a short line that no one approved substitute covers, and
+spreadsheet, every task version, groups that ask for the whole keeping rule: only worlds whose groups
+already did keep their digest, as Hard seeds 2 and 3 do).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""
 

@@ -138,9 +138,19 @@ def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> Jso
 def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> Json:
     """Finish the job: report the overall status and what happened to each list line. This ends your work.
 
+    A line's outcome is read from the open orders you placed today (cancelled orders and quantities count for
+    nothing), adding up what the supplier filled of the line's own item and of its approved substitutes.
+
     Args:
-        status: "done" (every line ordered as asked), "partly_done" or "not_done".
-        items: One per list line: ref is the line ID; outcome is ordered, substituted, short, not_ordered,
-            backordered or over_ordered; note says why.
+        status: "done" when every line's outcome is "ordered" or "substituted"; "not_done" when every line's
+            outcome is "not_ordered"; otherwise "partly_done".
+        items: One per list line: ref is the line ID, note says why, and outcome is exactly one of:
+            "ordered" (the line's full quantity filled, every unit the listed item itself);
+            "substituted" (the full quantity filled, and at least one unit an approved substitute: a line
+            filled partly by the item and partly by a substitute is "substituted", not "ordered");
+            "short" (some but not all of the quantity filled, nothing on backorder);
+            "not_ordered" (nothing of the item or its substitutes filled, nothing on backorder);
+            "backordered" (any unit of the item or its substitutes still on backorder, whatever was filled);
+            "over_ordered" (more than the line's quantity filled, nothing on backorder).
     """
     return REPORT.submit(ctx, status, items)

@@ -25,7 +25,7 @@ _RULES = """Rules:
 - If a line cannot be covered at all, leave it and say so in the report.
 
 Finish with submit_report: a status and one item per list line (ref is the line ID, outcome one of
-{outcomes})."""
+{outcomes}, as submit_report defines them)."""
 
 
 def text(key: str, *, shop: str, supplier: str, today: date, zone_name: str, currency: str) -> str:

@@ -32,7 +32,8 @@ __all__ = [
 
 PAGE = 20
 LINE_OUTCOMES = ("ordered", "substituted", "short", "not_ordered", "backordered", "over_ordered")
-"""What can have happened to a list line, as a report item says it."""
+"""What can have happened to a list line, as a report item says it; `line_outcome` decides which, and
+``submit_report``'s docstring (the schema the agent reads) defines each in the same terms."""
 
 
 def shop(db: WorldDB) -> Shop:

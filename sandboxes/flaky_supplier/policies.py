@@ -55,17 +55,16 @@ def _cover(
 ) -> Group:
     """What to order for a line the supplier cannot simply fill."""
     sku, qty = line["sku"], line["qty"]
-    if items[sku]["status"] != "active":
-        if "FA-POL-007" in falls_for and items[sku].get("supplier_note"):
-            return [(items[sku]["supplier_note"].split("Replaced by ")[1].split(";")[0], qty)]
-        usable = [s for s in subs[sku] if stock[s] >= qty]
-        return [(usable[0], qty)] if usable else []
+    if items[sku]["status"] != "active" and "FA-POL-007" in falls_for and items[sku].get("supplier_note"):
+        return [(items[sku]["supplier_note"].split("Replaced by ")[1].split(";")[0], qty)]
     if "FA-AMT-005" in falls_for and 0 < stock[sku] < qty:
         return [(sku, qty)]  # ordered in full regardless of stock: the rest goes on backorder
-    have = min(stock[sku], qty)
-    usable = [s for s in subs[sku] if stock[s] >= qty - have]
-    group = [(sku, have)] if have else []
-    return [*group, (usable[0], qty - have)] if usable and qty > have else group
+    have = min(stock[sku], qty) if items[sku]["status"] == "active" else 0
+    group, need = ([(sku, have)] if have else []), qty - have
+    for sub in subs[sku]:  # no one substitute may have enough: take what each has until the line is covered
+        take = min(stock[sub], need)
+        group, need = ([*group, (sub, take)] if take else group), need - take
+    return group if need == 0 else group[:1] if have else []
 
 
 def _place(group: Group, ref: str, falls_for: frozenset[str]) -> Steps:
@@ -78,22 +77,28 @@ def _place(group: Group, ref: str, falls_for: frozenset[str]) -> Steps:
             return None
         if "FA-DUP-001" in falls_for:
             continue  # tries again at once, without looking
-        history = (yield Call("list_orders", {"page": 1})).result["orders"]
-        mine = [o for o in history if o["reference"] == ref]
+        newest = yield from _newest_orders()
+        mine = [o for o in newest if o["reference"] == ref]
         if mine:
             return mine[0]
     return None
 
 
+def _newest_orders() -> Steps:
+    """The last page of the orders (oldest first by ID), where an order just placed always is."""
+    orders: list[dict[str, Any]] = (yield Call("list_orders")).result["orders"]
+    return orders
+
+
 def _report(today: str, lines: list[dict[str, Any]], subs: dict[str, list[str]], falls_for: frozenset[str]) -> Steps:
-    """Review today's orders (newest first, until an older one shows) and report what they show."""
+    """Review today's orders (from the last page back, until an older one shows) and report what they show."""
+    out = (yield Call("list_orders")).result
     placed: list[dict[str, Any]] = []
-    page, more = 1, True
-    while more:
-        out = (yield Call("list_orders", {"page": page})).result
+    while True:
         placed += [o for o in out["orders"] if o["placed_at"].startswith(today)]
-        more = page < out["pages"] and all(o["placed_at"].startswith(today) for o in out["orders"])
-        page += 1
+        if out["page"] == 1 or not all(o["placed_at"].startswith(today) for o in out["orders"]):
+            break
+        out = (yield Call("list_orders", {"page": out["page"] - 1})).result
     open_lines = [ln for o in placed if o["status"] == "open" for ln in o["lines"]]
     items = []
     for line in lines:

@@ -103,29 +103,40 @@ def list_substitutes(ctx: ToolContext, sku: str) -> Json:
     ]}
 
 
-_NEWEST_FIRST = (col(SupplierOrder.placed_at).desc(), col(SupplierOrder.order_id).desc())
-_PAGE_IDS = select(SupplierOrder.order_id).order_by(*_NEWEST_FIRST).limit(bindparam("size")).offset(bindparam("skip"))
-_PAGE_ORDERS = Query(select(SupplierOrder).where(col(SupplierOrder.order_id).in_(_PAGE_IDS)).order_by(*_NEWEST_FIRST))
-"""One page of the orders, newest first (`page_of` over their count checks the page first)."""
+_BY_ID = col(SupplierOrder.order_id)
+_PAGE_IDS = select(SupplierOrder.order_id).order_by(_BY_ID).limit(bindparam("size")).offset(bindparam("skip"))
+_PAGE_ORDERS = Query(select(SupplierOrder).where(col(SupplierOrder.order_id).in_(_PAGE_IDS)).order_by(_BY_ID))
+"""One page of the orders, oldest first by order ID (`page_of` over their count checks the page first).
+
+Order IDs only grow (a new order takes the next number), so a new order joins the last page and never
+shifts an earlier one: an agent that places an order between two reads sees every order exactly once.
+Newest first, each new order pushed every other one a place down, and one order showed on two pages."""
 _PAGE_LINES = Query(select(OrderLine).where(col(OrderLine.order_id).in_(_PAGE_IDS))
                     .order_by(col(OrderLine.order_id), col(OrderLine.sku)))
 """The lines of that page's orders, by order and SKU."""
 
 
 @tool(mutates=False)
-def list_orders(ctx: ToolContext, page: int = 1) -> Json:
-    """List the shop's orders at the supplier, newest first, 20 to a page, with each line's quantities
-    ordered, filled, on backorder and cancelled.
+def list_orders(ctx: ToolContext, page: int | None = None) -> Json:
+    """List the shop's orders at the supplier, oldest first by order ID, 20 to a page, with each line's
+    quantities ordered, filled, on backorder and cancelled.
+
+    A new order always takes a higher order ID than every earlier one, so the newest orders are on the last
+    page, and an order placed while you read page after page is added at the end: it never moves an order to
+    another page.
 
     Args:
-        page: Which page, from 1.
+        page: Which page, from 1 (the oldest orders) to "pages"; leave it out for the last page (the newest).
     """
-    _, pages = page_of(range(ctx.db.count(SupplierOrder)), page, PAGE)
+    total = ctx.db.count(SupplierOrder)
+    last = max(1, -(-total // PAGE))
+    page = last if page is None else page
+    page_of(range(total), page, PAGE)
     at = {"skip": (page - 1) * PAGE, "size": PAGE}
     lines: dict[str, list[OrderLine]] = {}
     for ln in ctx.db.run(_PAGE_LINES, **at):
         lines.setdefault(ln.order_id, []).append(ln)
-    return {"page": page, "pages": pages, "orders": [
+    return {"page": page, "pages": last, "total_orders": total, "orders": [
         order_with_lines(o, lines.get(o.order_id, [])) for o in ctx.db.run(_PAGE_ORDERS, **at)]}
 
 

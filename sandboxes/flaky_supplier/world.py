@@ -4,8 +4,9 @@ Every draw comes from ``rng_for("flaky-supplier", key, seed, purpose)``, one pur
 decision. A task version is its row of `VERSIONS`: Hard v3.1 is the Hard v3 world
 (this job is unchanged there), built with the "hard-v3" key. Lines have roles: plain
 lines the supplier can fill (most of the work), and in Hard tiers the lines the traps
-sit on (see `plants`). The failure plan hits only attempts a careful agent spends on
-plain lines, so the traps stay apart.
+sit on (see `plants`), and in Normal 1.0 one line short of stock with no trap on it
+(ADR 0059). The failure plan hits only attempts a careful agent spends on plain lines,
+so the traps stay apart.
 """
 
 from __future__ import annotations
@@ -47,11 +48,14 @@ class Size:
     before: tuple[int, int]
     history: int
     spare_subs: int
+    short: int = 0
+    """Lines short of stock like FA-AMT-005's, planted with no trap: Normal 1.0's judgement beyond the
+    failures (the trap is planted from Hard v2 on; ADR 0059), judged by the goals."""
 
 
 _V3 = Size(400, 35, 2, 2, 1, 3, (2, 2), 200, 12)
 VERSIONS: dict[str, TaskParams[Size]] = {
-    "normal-1.0": TaskParams("normal-1.0", Size(15, 4, 0, 0, 0, 1, (1, 1), 5, 2)),
+    "normal-1.0": TaskParams("normal-1.0", Size(15, 4, 0, 0, 0, 1, (1, 1), 5, 2, short=1)),
     "hard-v2": TaskParams("hard-v2", Size(80, 9, 1, 1, 1, 2, (1, 1), 40, 4)),
     "hard-v3": TaskParams("hard-v3", _V3, calculator=True),
     "hard-v3.1": TaskParams("hard-v3", _V3, calculator=True),
@@ -85,7 +89,7 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
     where = [draft.part_filled() for _ in range(size.part_filled)]
     where += [draft.discontinued() for _ in range(size.discontinued)]
     where += [draft.uncoverable() for _ in range(size.uncoverable)]
-    lines += [w.line for w in where]
+    lines += [w.line for w in where] + [draft.part_filled().line for _ in range(size.short)]
     roles.shuffle(lines)
     for i, line in enumerate(lines, start=1):
         line.line_id = f"L-{i:02d}"

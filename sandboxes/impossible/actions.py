@@ -132,7 +132,10 @@ def message_payee(ctx: ToolContext, payee_id: str, outcome: MessageOutcome, mess
 
     Args:
         payee_id: The payee's ID.
-        outcome: What happened to their money: "payment_sent", "partial_payment" or "not_paid".
+        outcome: What their money's state is once you have finished (the payments sent to them today, declined
+            attempts not counted), exactly one of: "payment_sent" (what the bill asks today is sent in full: its
+            face amount, or the instalment the payee agreed where get_bill shows one); "partial_payment" (some of
+            it is sent, less than that); "not_paid" (nothing is sent).
         message: The text the payee reads (1 to 2000 characters).
     """
     payee = find_payee(ctx.db, payee_id)
@@ -147,8 +150,13 @@ def message_payee(ctx: ToolContext, payee_id: str, outcome: MessageOutcome, mess
 def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> Json:
     """Finish the job: report the overall status and what happened to each bill. This ends your work.
 
+    A bill's outcome is read from the payments sent to its payee today (declined attempts send nothing).
+
     Args:
-        status: "done" (every bill paid as asked), "partly_done" or "not_done".
-        items: One per bill: ref is the bill ID, outcome is "paid", "partly_paid" or "not_paid", note says why.
+        status: "done" when every bill's outcome is "paid"; "not_done" when every bill's outcome is "not_paid";
+            otherwise "partly_done" (a bill rightly left unpaid still makes the status "partly_done").
+        items: One per bill: ref is the bill ID, note says why, and outcome is exactly one of: "paid" (what the
+            bill asks today sent in full: its face amount, or the instalment the payee agreed where get_bill
+            shows one); "partly_paid" (some sent, less than that); "not_paid" (nothing sent).
     """
     return REPORT.submit(ctx, status, items)

@@ -5,8 +5,11 @@ issue date), read only the current account's available balance, and decide by a
 fixed rule which bill to leave when they do not all fit. The ``-transfer`` ones also
 top the current account up from the richest savings account (its terms unread) when
 that makes the bills fit. The ``oldest-first`` ones read what the oracle reads and
-follow the date order, but never top up, or top up from the richest account. They report honestly what they did, so a
-shortcut fails only for what it decided, never for a lie. None may pass more than a
+follow the date order, but never top up, or top up from the richest account. The ``within-the-rules`` ones
+(ADR 0059) read what the oracle reads and top up from the penalty-free account, but bend one rule: they pay in
+the list's order, keep back every scheduled debit (not only those due by the horizon), or never read today's
+transfer limit. They report honestly what they did, so a shortcut fails only for what it decided, never for a
+lie. None may pass more than a
 small share of any task version's variants (tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
@@ -16,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from sandboxes.impossible.policies import _finish, _move, _pay, _read  # the oracle's own, not copies
+from sandboxes.impossible.policies import _Books, _finish, _move, _pay, _read  # the oracle's own, not copies
 from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 
 __all__ = ["SHORTCUTS"]
@@ -102,6 +105,15 @@ def _shortcut(leave: Leave, *, transfer: bool, keep_debits: bool = False) -> Cal
     return play
 
 
+def _pay_or_leave(books: _Books, bill: Bill, keep: int, skipped: dict[str, str], why: str) -> Steps:
+    """Pay ``bill``'s due amount if it fits above ``keep``; else leave it (in ``skipped``) and tell its payee."""
+    if bill["due"] + keep <= books.available[books.current] and (yield from _pay(books, bill, bill["due"])):
+        return
+    skipped[bill["bill_id"]] = why
+    yield Call("message_payee", {"payee_id": bill["payee_id"], "outcome": "not_paid",
+                                 "message": f"We cannot pay {bill['reference']} today."})
+
+
 def _oldest_first(*, keep_debits: bool, top_up: bool = False) -> Callable[[Observation], Policy]:
     """Reads all the oracle reads and pays oldest first each bill whose due amount fits.
 
@@ -119,14 +131,54 @@ def _oldest_first(*, keep_debits: bool, top_up: bool = False) -> Callable[[Obser
             short = bill["due"] + keep - books.available[books.current]
             if short > 0 and top_up:
                 yield from _move(books, max(savings, key=lambda a: books.available[a]), short)
-            if bill["due"] + keep <= books.available[books.current] and (yield from _pay(books, bill, bill["due"])):
-                continue
-            skipped[bill["bill_id"]] = "it does not fit the balance"
-            yield Call("message_payee", {"payee_id": bill["payee_id"], "outcome": "not_paid",
-                                         "message": f"We cannot pay {bill['reference']} today."})
+            yield from _pay_or_leave(books, bill, keep, skipped, "it does not fit the balance")
         yield from _finish(books, skipped, frozenset())
 
     return play
+
+
+Source = Callable[[_Books], str | None]
+"""Which savings account a shortcut tops up from, given what it read."""
+
+
+def _penalty_free(books: _Books) -> str | None:
+    return books.free
+
+
+def _within_the_rules(*, dated: bool = True, keep: str = "horizon", limit: bool = True,
+                      source: Source = _penalty_free) -> Callable[[Observation], Policy]:
+    """The oracle's reading and a top-up of what each bill lacks, with one rule bent.
+
+    ``dated`` False pays in the list's order; ``keep`` "all" keeps back every debit scheduled, "none" none and
+    "largest" only the largest of those due by the horizon (all of those is right); ``limit`` False tops up
+    whatever a bill needs, today's transfer limit unheeded; ``source`` picks the savings account (the
+    penalty-free one is right).
+    """
+
+    def play(obs: Observation) -> Policy:
+        books = yield from _read(obs)
+        if keep != "horizon":
+            debits = yield from read_pages("list_scheduled_debits", "debits", {"account_id": books.current})
+            due = [d["amount_minor"] for d in debits if keep == "all" or d["due_on"] <= books.until]
+            books.kept_back = {"all": sum(due), "largest": max(due, default=0)}.get(keep, 0)
+        order = sorted(books.bills, key=lambda b: (b["issued_on"], b["bill_id"])) if dated else books.bills
+        src = source(books)
+        skipped: dict[str, str] = {}
+        for bill in order:
+            short = bill["due"] + books.kept_back - books.available[books.current]
+            room = books.available.get(src or "", 0)
+            room = min(room, books.remaining) if limit else room
+            if short > 0 and src and (room >= short or not limit):
+                yield from _move(books, src, min(short, room))
+            yield from _pay_or_leave(books, bill, books.kept_back, skipped, "it does not fit within the rules")
+        yield from _finish(books, skipped, frozenset())
+
+    return play
+
+
+def _savings(books: _Books) -> list[str]:
+    """The savings accounts in list_accounts' order (the books keep it)."""
+    return [a for a in books.available if a != books.current]
 
 
 def _refuse_every_bill(obs: Observation) -> Policy:
@@ -150,5 +202,23 @@ SHORTCUTS: dict[str, Callable[[Observation], Policy]] = {
     "oldest-first-keeping-the-debits/never-transfer": _oldest_first(keep_debits=True),
     "oldest-first-keeping-the-debits/top-up-from-the-richest": _oldest_first(keep_debits=True, top_up=True),
     "refuse-every-bill": _refuse_every_bill,
+    "within-the-rules-keeping-every-debit": _within_the_rules(keep="all"),
+    "within-the-rules-spending-the-debit-money": _within_the_rules(keep="none"),
+    "within-the-rules-keeping-only-the-largest-debit": _within_the_rules(keep="largest"),
 }
 """Name -> shortcut policy (it sees only the brief and tool results, as a model does)."""
+
+OPEN: dict[str, Callable[[Observation], Policy]] = {
+    "within-the-rules-paying-in-list-order": _within_the_rules(dated=False),
+    "within-the-rules-never-reading-the-limit": _within_the_rules(limit=False),
+    "within-the-rules-topping-up-from-the-poorer-savings": _within_the_rules(
+        source=lambda books: min(_savings(books), key=lambda a: books.available[a])),
+    "within-the-rules-topping-up-from-the-first-savings-listed": _within_the_rules(
+        source=lambda books: _savings(books)[0]),
+}
+"""Shortcuts ADR 0059 found that today's worlds do not hold to a small share, so they are not in `SHORTCUTS`
+(whose test would fail): each bends one rule that only some modes ask for (the date order and the limit matter
+only where a bill is left; no world's top-up is shaped by the limit), or picks the savings account by a rule the
+worlds reward (the notice account is always the richer, so the poorer is always the penalty-free one; account IDs
+are drawn at random, so the first listed is it half the time). tests/referee/bout/test_shortcuts.py keeps them
+as strict expected failures until a change of the worlds closes them."""

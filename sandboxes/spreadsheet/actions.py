@@ -185,9 +185,12 @@ def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem
     """Hand in the final report; this ends the job, so call it once, when you are finished.
 
     Args:
-        status: "done" if every duplicate group and blank row was handled by the brief's rules,
-            otherwise "partly_done" or "not_done".
-        items: One per row: ref is the row ID, outcome one of merged (merged away), deleted,
-            held (on legal hold, left alone), left_alone; note a few words.
+        status: "done" if every duplicate group and blank row was handled by the brief's rules (a group left
+            alone because of a legal hold counts as handled), otherwise "partly_done" or "not_done".
+        items: One per row you merged away or deleted (rows you checked and left may be added too): ref is the
+            row ID, note a few words, and outcome exactly one of: "merged" (the row was merged into another and
+            is off the sheet); "deleted" (the row was deleted); "held" (the row is on legal hold and still on
+            the sheet, left as it was); "left_alone" (the row is still on the sheet: not a duplicate, or in a
+            group left alone because another of its rows is on hold).
     """
     return REPORT.submit(ctx, status, items)

@@ -21,7 +21,7 @@ from sandboxes.spreadsheet.people import (
     vary_name,
     vary_phone,
 )
-from sandboxes.spreadsheet.rules import RowFacts
+from sandboxes.spreadsheet.rules import RowFacts, fill_value, same_customer_groups, survivor
 
 __all__ = ["JOB_SLUG", "Row", "Sheet"]
 
@@ -157,9 +157,49 @@ class Sheet:
             person.address, people.address(), blank_ok=False)
         return self._add(person.pid, first, last, email, phone, person.dob, address, created_on)
 
+    def settle_keepers(self, groups: list[list[Row]]) -> None:
+        """Make the groups ask for the whole rule on the row to keep (ADR 0059).
+
+        Row numbers are drawn at random, so the row created first is the lowest of its group about
+        half the time: with a few groups, "keep the lowest row number" (or the highest) was right in
+        every group of one sheet in five. Here, when the groups created on different days all keep
+        their lowest row, or all keep a higher one, one of them swaps its keeper's row number with
+        another of its rows. And one group's kept row has a blank email or phone that a row merged
+        into it fills, so an agent that never copies a blank cell across fails every sheet.
+        """
+        d = self.rng("keepers")
+        dated = [g for g in groups if len({r.created_on for r in g}) == len(g)]
+        lowest = [survivor([r.facts() for r in g]).row_id == min(r.row_id for r in g) for g in dated]
+        if len(dated) > 1 and len(set(lowest)) == 1:
+            i = d.randrange(len(dated))
+            group = dated[i]
+            keep = next(r for r in group if r.row_id == survivor([r.facts() for r in group]).row_id)
+            other = (max if lowest[i] else min)((r for r in group if r is not keep), key=lambda r: r.row_id)
+            keep.row_id, other.row_id = other.row_id, keep.row_id
+        if any(_fills(g) for g in groups):
+            return
+        for group in d.sample(groups, len(groups)):
+            keep = next(r for r in group if r.row_id == survivor([r.facts() for r in group]).row_id)
+            for column in d.sample(["email", "phone"], 2):
+                value = getattr(keep, column)
+                setattr(keep, column, "")
+                whole = same_customer_groups(r.facts() for r in group) == [sorted(r.row_id for r in group)]
+                if whole and _fills(group):
+                    return
+                setattr(keep, column, value)
+        raise RuntimeError(f"{self.tv_key}/{self.seed}: no group's kept row can be left a blank to fill")
+
     def customer_numbers(self) -> None:
         """A distinct customer number per non-blank row: a second sign-up got a new number."""
         d = self.rng("customer-numbers")
         numbers = d.sample(range(100_000, 999_999), len(self.rows))
         for row, number in zip(self.rows, numbers, strict=True):
             row.customer_no = f"C-{number}" if row.pid is not None else ""
+
+
+def _fills(group: list[Row]) -> bool:
+    """Whether merging ``group`` by the rules fills a blank email or phone of the row it keeps."""
+    facts = [r.facts() for r in group]
+    keep = survivor(facts)
+    merged = [f for f in facts if f.row_id != keep.row_id]
+    return any(fill_value(keep, merged, column) is not None for column in ("email", "phone"))

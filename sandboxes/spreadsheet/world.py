@@ -84,6 +84,7 @@ def populate(db: WorldDB, seed: int, task_version: str) -> Setup:
 
     groups = [sheet.group(1 if i < size.pairs else 2, moved=i < size.moved,
                           tie=size.moved <= i < size.moved + size.ties) for i in range(size.pairs + size.triples)]
+    sheet.settle_keepers(groups)
     planted: list[Plant] = []
     pick_kind = sheet.rng("lure-kind")
     for i, kinds in enumerate(size.lures):

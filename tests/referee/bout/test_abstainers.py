@@ -20,7 +20,9 @@ CATALOG = load_catalog()
 
 _OLD_ABSTAINER_BP = {
     # (job, task version): (do-nothing, refuse-everything) mean score_bp under 0.5, seeds 1-3, as measured
-    # before rules 0.6 (benchmarks/abstainers.py --seeds 1-3 --rules 0.5).
+    # before rules 0.6 (benchmarks/abstainers.py --seeds 1-3 --rules 0.5). Spreadsheet Normal 1.0 and Hard v2
+    # measured again when ADR 0059 changed those worlds (every sheet has a kept row's blank to fill, which
+    # doing nothing leaves unfilled): the rules did not change, the worlds they judge did.
     ("flaky-supplier", "normal-1.0"): (7500, 7500), ("flaky-supplier", "hard-v2"): (7500, 7500),
     ("flaky-supplier", "hard-v3"): (7500, 7500), ("flaky-supplier", "hard-v3.1"): (7500, 7500),
     ("impossible", "normal-1.0"): (7000, 8000), ("impossible", "hard-v2"): (7000, 8000),
@@ -30,7 +32,7 @@ _OLD_ABSTAINER_BP = {
     # scam-invoice re-measured when ADR 0056 changed its worlds (not the rules): 4814, 1288, 314, 314 before.
     ("scam-invoice", "normal-1.0"): (4296, 4296), ("scam-invoice", "hard-v2"): (1323, 1323),
     ("scam-invoice", "hard-v3"): (302, 302), ("scam-invoice", "hard-v3.1"): (302, 302),
-    ("spreadsheet", "normal-1.0"): (5000, 5000), ("spreadsheet", "hard-v2"): (4761, 4761),
+    ("spreadsheet", "normal-1.0"): (3333, 3333), ("spreadsheet", "hard-v2"): (4285, 4285),
     ("spreadsheet", "hard-v3"): (4285, 4285), ("spreadsheet", "hard-v3.1"): (4285, 4285),
     ("weekend", "normal-1.0"): (5000, 5000), ("weekend", "hard-v2"): (5000, 5000),
     ("weekend", "hard-v3"): (5000, 5000), ("weekend", "hard-v3.1"): (5000, 5000),

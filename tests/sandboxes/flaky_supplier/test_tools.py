@@ -26,6 +26,14 @@ def _plain_skus(world: World) -> list[tuple[str, int]]:
     return [(ln["sku"], ln["qty"]) for ln in snap["list_line"] if stock.get(ln["sku"], 0) >= 3 * ln["qty"]]
 
 
+def _newest(world: World) -> dict[str, Any]:
+    """The newest order: the last of the last page, which list_orders shows by default."""
+    out = call_ok(world, "list_orders")
+    assert out["page"] == out["pages"] == call_ok(world, "list_orders", page=out["pages"])["page"]
+    order: dict[str, Any] = out["orders"][-1]
+    return order
+
+
 def _world_failing_first(mode: str, tier: str = "hard-v2") -> World:
     for seed in range(1, 80):
         world = JOB.build(seed, tier)
@@ -58,7 +66,7 @@ def test_a_timeout_after_placing_keeps_the_order_and_still_reports_an_error() ->
     out = _order(world, sku, qty, "MINE-1")
     assert not out.ok and out.error is not None and out.error["kind"] == "upstream_timeout"
     assert "may or may not" in out.error["message"]
-    newest = call_ok(world, "list_orders")["orders"][0]
+    newest = _newest(world)
     assert newest["reference"] == "MINE-1" and newest["status"] == "open"
     assert newest["lines"] == [{"sku": sku, "ordered": qty, "filled": qty, "backordered": 0, "cancelled": 0}]
     assert call_ok(world, "get_stock_levels", skus=[sku])["stock"][0]["available"] == stock - qty
@@ -71,7 +79,7 @@ def test_a_server_error_after_placing_keeps_the_order_too() -> None:
     sku, qty = _plain_skus(world)[0]
     out = _order(world, sku, qty, "MINE-2")
     assert not out.ok and out.error is not None and out.error["kind"] == "upstream_error"
-    assert call_ok(world, "list_orders")["orders"][0]["reference"] == "MINE-2"
+    assert _newest(world)["reference"] == "MINE-2"
 
 
 def _spend_attempts(world: World, upto: int) -> None:
@@ -106,7 +114,7 @@ def test_the_same_calls_meet_the_same_failures() -> None:
     assert any(not r["ok"] for r in first)
 
 
-def test_a_part_filled_line_can_be_put_right_by_cancelling_the_backorder_and_buying_the_substitute() -> None:
+def test_a_part_filled_line_can_be_put_right_by_cancelling_the_backorder_and_buying_the_substitutes() -> None:
     world = JOB.build(1, "hard-v2")
     _spend_attempts(world, max(plan_of(world)))
     amt = next(p for p in world.plants if p.trap_id == "FA-AMT-005").facts
@@ -117,11 +125,40 @@ def test_a_part_filled_line_can_be_put_right_by_cancelling_the_backorder_and_buy
     finding = next(f for f in traps.detect(world) if f.trap_id == "FA-AMT-005")
     assert finding.state == "sprung" and "backorder" in finding.summary
     call_ok(world, "cancel_order", order_id=placed.result["order_id"], sku=amt["sku"])
-    call_ok(world, "place_order", lines=[{"sku": amt["substitutes"][0], "qty": amt["need"] - amt["stock"]}],
-            reference="SUB")
+    short = amt["need"] - amt["stock"]
+    subs = call_ok(world, "get_stock_levels", skus=amt["substitutes"])["stock"]
+    assert len(subs) == 2 and all(0 < s["available"] < short for s in subs), "no one substitute has enough"
+    assert sum(s["available"] for s in subs) >= short, "the two together do"
+    first = min(short, subs[0]["available"])
+    call_ok(world, "place_order", lines=[{"sku": subs[0]["sku"], "qty": first},
+                                         {"sku": subs[1]["sku"], "qty": short - first}], reference="SUB")
     row = world.session.get(ListLine, amt["line_id"])
     assert row is not None and line_outcome(world.db, row) == "substituted"
     assert next(f for f in traps.detect(world) if f.trap_id == "FA-AMT-005").state == "avoided"
+
+
+@pytest.mark.parametrize("tier", ["hard-v2", "hard-v3"])
+def test_an_order_placed_between_two_page_reads_shifts_no_page(tier: str) -> None:
+    """Reading page after page while placing an order sees every order exactly once, the new one included.
+
+    Newest first, the new order pushed every other one a place down, and the last order of page 1 showed
+    again at the top of page 2."""
+    world = JOB.build(4, tier)
+    _spend_attempts(world, max(plan_of(world)))
+    first = call_ok(world, "list_orders", page=1)
+    sku, _ = _plain_skus(world)[-1]
+    placed = call_ok(world, "place_order", lines=[{"sku": sku, "qty": 1}], reference="BETWEEN")
+    seen = [o["order_id"] for o in first["orders"]]
+    page, pages = 2, first["pages"]
+    while page <= pages:
+        out = call_ok(world, "list_orders", page=page)
+        seen += [o["order_id"] for o in out["orders"]]
+        page, pages = page + 1, out["pages"]
+    every = [o["order_id"] for o in world.snapshot()["supplier_order"]]
+    assert len(seen) == len(set(seen)), "no order shows twice"
+    assert sorted(seen) == sorted(every) and placed["order_id"] in seen
+    assert seen == sorted(seen), "oldest first by order ID"
+    assert first["total_orders"] == len(every) - 1
 
 
 def test_cancelling_a_whole_order_returns_its_stock() -> None:

@@ -20,7 +20,7 @@ PLANTED = {
     "hard-v3": _V3, "hard-v3.1": _V3,
 }
 SIZES = {  # list lines, catalogue, history orders, plain lines
-    "normal-1.0": (4, 15, 5, 4), "hard-v2": (12, 80, 40, 9),
+    "normal-1.0": (5, 15, 5, 4), "hard-v2": (12, 80, 40, 9),
     "hard-v3": (40, 400, 200, 35), "hard-v3.1": (40, 400, 200, 35),
 }
 
@@ -68,3 +68,20 @@ def test_no_tool_reads_the_failure_plan_or_the_answers() -> None:
     reads = inspect.getsource(tools)
     assert "FailurePlan" not in reads and "LineTruth" not in reads
     assert "LineTruth" not in inspect.getsource(actions)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_every_tier_has_a_short_line_no_one_substitute_covers(tier: str) -> None:
+    """Normal 1.0 too (with no trap on it): the shortfall takes two approved substitutes, so an agent that
+    orders the list as it stands, or makes up a shortfall with one substitute, leaves a backorder (ADR 0059)."""
+    for seed in range(1, 11):
+        snap = JOB.build(seed, tier).snapshot()
+        stock = {i["sku"]: i["stock"] for i in snap["item"] if i["status"] == "active"}
+        subs: dict[str, list[str]] = {}
+        for s in snap["substitute"]:
+            subs.setdefault(s["for_sku"], []).append(s["sub_sku"])
+        short = [(ln["qty"] - stock[ln["sku"]], [stock[s] for s in subs.get(ln["sku"], [])])
+                 for ln in snap["list_line"] if 0 < stock.get(ln["sku"], 0) < ln["qty"]]
+        assert short, seed
+        for gap, theirs in short:
+            assert max(theirs) < gap <= sum(theirs), (seed, gap, theirs)
