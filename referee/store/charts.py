@@ -184,7 +184,7 @@ def failure_chart(title: str, agents: Sequence[tuple[str, Sequence[FailureRow]]]
             rows.append(Row("fell for no trap it met", note=""))
         words.append(f"{agent}: " + ("; ".join(f"{r.label} {r.marks[0].text}" for r in mine) if mine
                                      else "fell for no trap it met") + ".")
-    return Chart(title, " ".join(words), (SPRUNG,), tuple(rows), empty="No agent met a trap.")
+    return Chart(title, " ".join(words) or "No agent met a trap.", (SPRUNG,), tuple(rows), empty="No agent met a trap.")
 
 
 def _height(chart: Chart) -> int:
@@ -192,13 +192,14 @@ def _height(chart: Chart) -> int:
     return LEGEND + max(body, LABEL + GAP) + AXIS
 
 
-def _marker(s: Series, x: float, y: float) -> str:
+def _marker(s: Series, x: float, y: float, role: str = "mark") -> str:
+    """The estimate's marker (``role`` "mark"), or its sample in the legend ("key")."""
     if s.shape == "dot":
-        return f'<circle cx="{x}" cy="{y}" r="4.5" fill="{s.colour}"/>'
+        return f'<circle class="{role}" cx="{x}" cy="{y}" r="4.5" fill="{s.colour}"/>'
     if s.shape == "square":
-        return f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{s.colour}"/>'
-    return (f'<rect x="{LEFT}" y="{y - 4:.1f}" width="{max(0.0, x - LEFT):.1f}" height="8" fill="#f6d4d4" '
-            f'stroke="{s.colour}"/>')
+        return f'<rect class="{role}" x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{s.colour}"/>'
+    return (f'<rect class="{role}" x="{LEFT}" y="{y - 4:.1f}" width="{max(0.0, x - LEFT):.1f}" height="8" '
+            f'fill="#f6d4d4" stroke="{s.colour}"/>')
 
 
 def _mark(s: Series, m: Mark, y: float) -> list[str]:
@@ -220,8 +221,8 @@ def _mark(s: Series, m: Mark, y: float) -> list[str]:
 def _legend(chart: Chart) -> list[str]:
     out, x = [], LEFT
     for s in chart.series:
-        out.append(_marker(s, x + 5, 14) if s.shape != "bar" else
-                   f'<rect x="{x}" y="10" width="12" height="8" fill="#f6d4d4" stroke="{s.colour}"/>')
+        out.append(_marker(s, x + 5, 14, "key") if s.shape != "bar" else
+                   f'<rect class="key" x="{x}" y="10" width="12" height="8" fill="#f6d4d4" stroke="{s.colour}"/>')
         out.append(f'<text x="{x + 15:.1f}" y="18" fill="{INK}">{_t(s.name)}</text>')
         x += 28 + 7.5 * len(s.name)
     out.append(f'<line x1="{x}" y1="14" x2="{x + 14}" y2="14" stroke="{INK}" stroke-width="1.5"/>')
