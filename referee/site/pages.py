@@ -304,7 +304,14 @@ def runs_pages(ctx: Context) -> Iterator[tuple[str, str]]:
         {"name": "trap_state", "label": "Trap state", "options": [("sprung", "sprung"), ("avoided", "avoided"),
                                                                   ("not_reached", "not reached")]},
         {"name": "verdict", "label": "Verdict", "options": [("passed", "passed"), ("failed", "failed")]},
+        {"name": "compare", "label": "Compare with", "options": _options(r.agent for r in rows)},
     ]
+    side_by_side: dict[str, list[list[str]]] = defaultdict(list)
+    for key in ctx.board_keys:
+        for link in pair_links(ctx, key, "../"):
+            for a, b in ((link["first"], link["second"]), (link["second"], link["first"])):
+                side_by_side[f"{a}\t{b}"].append([f"Rules {key[1]} · {key[0]}", link["href"]])
+    pairs_json = json.dumps(side_by_side, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     citation = ctx.catalog.citation
     for chunk_rows, pager in paginate(rows, LIST_PAGE, lambda n: "runs/index.html" if n == 1 else
                                       f"runs/page-{n}.html"):
@@ -313,7 +320,7 @@ def runs_pages(ctx: Context) -> Iterator[tuple[str, str]]:
                        title="Runs and dataset" if n == 1 else f"Runs, page {n}", section="runs", rows=chunk_rows,
                        pager=pager, first=n == 1, total=len(rows), filters=filters, chunks=len(chunks),
                        downloads=ctx.downloads, dataset=ctx.dataset, citation=citation,
-                       current_rules=ctx.catalog.current_rules_version)
+                       current_rules=ctx.catalog.current_rules_version, pairs_json=pairs_json)
 
 
 def _options(values: Any) -> list[tuple[str, str]]:

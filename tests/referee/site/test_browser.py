@@ -381,3 +381,16 @@ def test_a_pair_page_lists_a_differing_variant_with_links_to_both_bouts(
         row = driver.find_element(By.ID, f"v-{job}-{seed}")
         cells = row.find_elements(By.TAG_NAME, "td")
     assert _errors(driver) == []
+    # Chosen in the runs filter: an agent, and another to compare it with, lead to the same page.
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver.get((demo_site.root / "runs" / "index.html").resolve().as_uri())
+    form = driver.find_element(By.ID, "filter")
+    Select(form.find_element(By.NAME, "agent")).select_by_value("scripted:naive")
+    Select(form.find_element(By.NAME, "compare")).select_by_value("scripted:oracle")
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "compare-links").is_displayed())
+    links = driver.find_element(By.ID, "compare-links").find_elements(By.TAG_NAME, "a")
+    assert [a.text for a in links] == [f"Rules {RULES} · Normal 1.0", f"Rules {RULES} · Hard v3.1"]
+    links[0].click()
+    assert urlsplit(driver.current_url).path.endswith(PAIR)
+    assert _errors(driver) == []
