@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 from referee.store.boards import FailureRow, LeaderRow, wilson
@@ -122,6 +123,11 @@ def _mark_text(name: str, value: float | None, interval: tuple[float, float] | N
     return f"{name} {value * 100:.1f}% (95% interval {_pct(interval[0])}–{_pct(interval[1])}; {of})"
 
 
+def _estimate(name: str, value: Fraction | float | None, interval: tuple[float, float] | None, of: str) -> Mark:
+    v = None if value is None else float(value)
+    return Mark(v, interval, _mark_text(name, v, interval, of))
+
+
 def board_chart(rows: Sequence[LeaderRow]) -> Chart:
     """pass^k and pass@1 with their intervals, one row per agent in the board's order (rows of
     one board and one k). The leader's pass^k interval is shaded behind every row, so an agent
@@ -133,14 +139,8 @@ def board_chart(rows: Sequence[LeaderRow]) -> Chart:
     hat = Series(label, PASS_HAT.colour, PASS_HAT.shape)
     out = []
     for r in rows:
-        marks = (
-            Mark(None if r.pass_hat_k is None else float(r.pass_hat_k), r.pass_hat_k_ci,
-                 _mark_text(label, None if r.pass_hat_k is None else float(r.pass_hat_k), r.pass_hat_k_ci,
-                            f"{r.complete} variants complete")),
-            Mark(None if r.pass_at_1 is None else float(r.pass_at_1), r.pass_at_1_ci,
-                 _mark_text("pass@1", None if r.pass_at_1 is None else float(r.pass_at_1), r.pass_at_1_ci,
-                            f"{r.bouts} bouts")),
-        )
+        marks = (_estimate(label, r.pass_hat_k, r.pass_hat_k_ci, f"{r.complete} variants complete"),
+                 _estimate("pass@1", r.pass_at_1, r.pass_at_1_ci, f"{r.bouts} bouts"))
         out.append(Row(f"{r.rank}. {r.agent}", marks))
     band = first.pass_hat_k_ci
     words = [f"{row.label}: {row.marks[0].text}; {row.marks[1].text}." for row in out]
@@ -163,8 +163,7 @@ def trap_rows(cells: Sequence[FailureRow], top: int = TOP_TRAPS) -> list[Row]:
     for c in fell[:top]:
         met = c.sprung + c.avoided
         ci = wilson(c.sprung, met)
-        out.append(Row(c.trap_id, (Mark(c.sprung / met, ci, _mark_text("sprung", c.sprung / met, ci,
-                                                                          f"{c.sprung} of {met} met")),),
+        out.append(Row(c.trap_id, (_estimate("sprung", c.sprung / met, ci, f"{c.sprung} of {met} met"),),
                        note=f"{c.sprung}/{met} met"))
     return out
 
