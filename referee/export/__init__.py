@@ -1,4 +1,4 @@
-"""Exporting a citable dataset: rows, boards, catalogue, signed logs, manifest, citation.
+"""Exporting a citable dataset: rows, boards and their charts, catalogue, signed logs, manifest, citation.
 
 `export_dataset` gathers every file in memory, signs the manifest and writes them;
 nothing in it reads the wall clock, so the same store exports the same bytes.
@@ -23,6 +23,7 @@ from catalog import load_catalog
 from referee.canonical import sha256_hex
 from referee.errors import ArenaError
 from referee.export import citation, manifest
+from referee.export.charts import chart_files
 from referee.export.dictionary import TABLES
 from referee.export.rows import (
     DatasetRow,
@@ -267,7 +268,10 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
             if r.bout_id in regraded.records:
                 files[regraded.file(r.bout_id)] = regraded.records[r.bout_id][1]
                 regrades.append({"bout_id": r.bout_id, "file": regraded.file(r.bout_id), "log_sha256": r.log_sha256})
-    files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored, pending))
+    leaders = leaderboard(stored, pending)
+    files["data/leaderboard.csv"] = leaderboard_csv(leaders)
+    charts = chart_files(leaders, stored, pending)
+    files.update((c.path, c.data) for c in charts)
     files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))
     files["data/caps.csv"] = caps_csv(caps_board(stored))
     keys = _shipped_keys(ring, periods, {key.key_id, *(r.key_id for r in rows)})
@@ -289,7 +293,8 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files.update(keys)
     files["CITATION.cff"] = citation.citation_cff(info)
     files["CITATION.bib"] = citation.bibtex(info)
-    files["README.md"] = citation.card(info, sorted([*files, manifest.MANIFEST, manifest.SIGNATURE, manifest.SUMS]))
+    files["README.md"] = citation.card(info, sorted([*files, manifest.MANIFEST, manifest.SIGNATURE, manifest.SUMS]),
+                                       [(c.path, c.alt) for c in charts])
     predicate = {"title": info.title, "version": info.version, "date": info.date, "bouts": len(rows),
                  "key_id": key.key_id, "seasons": seasons, "seeds": info.seeds,
                  **({"regrades": {"rules_version": regraded.rules_version, "records": regrades}} if regraded else {})}

@@ -126,8 +126,18 @@ def _loading(info: DatasetInfo) -> str:
             "```\n\nOr `pd.read_json(\"data/bouts.jsonl\", lines=True, dtype={\"rules_version\": str})`.")
 
 
-def card(info: DatasetInfo, files: Sequence[str]) -> bytes:
-    """README.md: a dataset card with the Hugging Face YAML header."""
+def _charts(charts: Sequence[tuple[str, str]]) -> str:
+    if not charts:
+        return "- (no board to draw)"
+    return ("Each rate is a mark and each whisker its 95% Wilson interval: where two agents' whiskers overlap, "
+            "the difference between them may be chance. The numbers are in `data/leaderboard.csv` and "
+            "`data/failure_modes.csv`; each image's description says them in words.\n\n"
+            + "\n\n".join(f"![{alt.replace(']', ')')}]({path})" for path, alt in charts))
+
+
+def card(info: DatasetInfo, files: Sequence[str], charts: Sequence[tuple[str, str]] = ()) -> bytes:
+    """README.md: a dataset card with the Hugging Face YAML header; ``charts`` are (path, text
+    alternative) of the board charts it shows as images."""
     size = "n<1K" if info.bouts < 1_000 else "1K<n<10K" if info.bouts < 10_000 else "10K<n<100K" \
         if info.bouts < 100_000 else "100K<n<1M"
     seeds = "\n".join(f"- `{season}` {cell}: {', '.join(map(str, s))}"
@@ -165,6 +175,10 @@ sprang (`traps_sprung`), under its `rules_version` and `task_version`.
 ## Files
 
 {chr(10).join(f"- `{f}`" for f in files)}
+
+## Charts
+
+{_charts(charts)}
 
 ## Seeds
 

@@ -22,7 +22,7 @@ import io
 import itertools
 import json
 import multiprocessing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -335,10 +335,11 @@ _WHAT = {"bouts.csv": "one row per bout", "bouts.jsonl": "the same rows as JSON 
 
 
 def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None] | None = None,
-               jobs: int = 0) -> BuildReport:
+               jobs: int = 0, compare: Sequence[tuple[str, str]] = ()) -> BuildReport:
     """Build (or rebuild) the site for ``source`` into ``out``; bout pages on ``jobs`` processes
     (0: every core this process may use; see `referee.log.parallel.cores`)
     (verifying and rendering a bout is the build's cost; the pages are the same either way).
+    ``compare``: pairs of agents to put side by side besides each board's top (`referee.site.compare`).
 
     Raises:
         SiteError: the source has no bouts, or a bout's signed log is missing.
@@ -366,7 +367,7 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
                   "what": _WHAT.get(rel.rsplit("/", 1)[-1], "")} for rel, data in sorted(files.items())]
     _bouts(source, rows, writer, report, progress, jobs or cores())
     ctx = Context(env=env, catalog=load_catalog(), rows=rows, pending=source.pending(), source=source.label,
-                  downloads=downloads, dataset=bool(source.downloads))
+                  downloads=downloads, dataset=bool(source.downloads), requested=tuple(compare))
     _write_all(writer, all_pages(ctx))
     writer.finish()
     return report

@@ -1,4 +1,5 @@
-"""Every page but the bouts': boards, failure modes, catalogue, rules, agents, runs.
+"""Every page but the bouts': boards (with their charts), failure modes, catalogue, rules,
+agents, runs, and two agents side by side (`referee.site.compare`).
 
 Each function yields (site path, HTML). The numbers come from `referee.store.boards`, which
 counts against the plan (ADR 0011) and ranks by the tie rules (ADR 0004); nothing here
@@ -11,12 +12,13 @@ import functools
 import json
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import Environment
+from markupsafe import Markup
 
-from catalog import Catalog, CatalogError
+from catalog import CatalogError
+from referee.site.compare import TOP, compare_pages, pair_links
+from referee.site.context import Board, Context
 from referee.site.paths import (
     agent_slug,
     board_path,
@@ -29,8 +31,8 @@ from referee.site.paths import (
     rules_path,
 )
 from referee.site.source import SiteRow
-from referee.store.boards import LeaderRow, Pending, counted, failure_modes, leaderboard
-from referee.store.fairplay import on_board
+from referee.store.boards import FailureRow, LeaderRow, failure_modes
+from referee.store.charts import TOP_TRAPS, board_chart, failure_chart, render_svg
 
 __all__ = [
     "LIST_PAGE", "ROWS_CHUNK", "Context", "agent_pages", "all_pages", "board_pages", "catalogue_pages", "failure_pages",
@@ -41,50 +43,6 @@ LIST_PAGE = 100
 """Bouts per list page (about 60 KB of HTML)."""
 ROWS_CHUNK = 1500
 """Rows per file the runs filter reads (about 250 KB each)."""
-
-Board = tuple[str, str]
-"""(task version, rules version): one board, never mixed with another."""
-
-
-@dataclass
-class Context:
-    env: Environment
-    catalog: Catalog
-    rows: list[SiteRow]
-    pending: list[Pending]
-    source: str
-    downloads: list[dict[str, str]]
-    dataset: bool
-
-    def __post_init__(self) -> None:
-        ranked = on_board(self.rows)  # practice and unsandboxed bouts keep their pages, not a rank
-        self.counted = counted(ranked, self.pending)
-        self.boards: dict[Board, list[SiteRow]] = defaultdict(list)
-        for r in ranked:
-            self.boards[(r.task_version, r.rules_version)].append(r)
-        self.board_keys = sorted(self.boards, key=self._board_order)
-        self.leaders = leaderboard(ranked, self.pending)
-        rvs = sorted({r.rules_version for r in self.rows})
-        tvs = sorted({r.task_version for r in self.rows}, key=self._tv_order)
-        self.versions = (f"Rules {', '.join(rvs) or self.catalog.current_rules_version} · "
-                         f"{', '.join(tvs) or 'no bouts yet'}")
-
-    def _tv_order(self, name: str) -> int:
-        names = [tv.name for tv in self.catalog.task_versions]
-        return names.index(name) if name in names else len(names)
-
-    def _board_order(self, key: Board) -> tuple[int, str, str]:
-        return (self._tv_order(key[0]), key[1], key[0])
-
-    def page(self, template: str, path: str, **values: Any) -> tuple[str, str]:
-        depth = path.count("/")
-        values.setdefault("versions", self.versions)
-        html = self.env.get_template(template).render(root="../" * depth, source=self.source, **values)
-        return path, html
-
-    def pending_for(self, key: Board) -> list[Pending]:
-        return [p for p in self.pending if (p.task_version, p.rules_version) == key]
-
 
 def _leader_view(r: LeaderRow, usage: dict[tuple[str, str, str], tuple[int, int | None]]) -> dict[str, Any]:
     tokens, cost = usage.get((r.task_version, r.rules_version, r.agent), (0, None))
@@ -117,11 +75,7 @@ def _usage(ctx: Context) -> dict[tuple[str, str, str], tuple[int, int | None]]:
 
 
 def _groups(ctx: Context, key: Board, usage: Any, agent: str | None = None) -> list[list[dict[str, Any]]]:
-    by_k: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in ctx.leaders:
-        if (r.task_version, r.rules_version) == key and (agent is None or r.agent == agent):
-            by_k[r.attempts_planned].append(_leader_view(r, usage))
-    return [by_k[k] for k in sorted(by_k, reverse=True)]
+    return [[_leader_view(r, usage) for r in group] for group in ctx.leader_groups(key, agent)]
 
 
 def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
@@ -129,7 +83,9 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
     summaries = []
     for key in ctx.board_keys:
         tv, rv = key
-        groups = _groups(ctx, key, usage)
+        ranked = ctx.leader_groups(key)
+        groups = [[_leader_view(r, usage) for r in group] for group in ranked]
+        charts = [Markup(render_svg(board_chart(group), f"chart-k{group[0].attempts_planned}")) for group in ranked]
         leader = groups[0][0]["agent"] if groups and groups[0] else "—"
         summaries.append({"task_version": tv, "rules_version": rv, "href": board_path(tv, rv), "groups": groups,
                           "agents": len({r.agent for r in ctx.boards[key]}), "bouts": len(ctx.boards[key]),
@@ -140,8 +96,9 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
             date = "not in the catalogue"
         yield ctx.page("board.html.j2", board_path(tv, rv), title=f"Leaderboard: Rules {rv} · {tv}",
                        versions=f"Rules {rv} · {tv}", section="boards", task_version=tv, rules_version=rv,
-                       tv_date=date, rules_slug=rules_path(rv).split("/")[1][:-5], groups=groups,
-                       failure_href="../" + failure_path(tv, rv))
+                       tv_date=date, rules_slug=rules_path(rv).split("/")[1][:-5], groups=groups, charts=charts,
+                       failure_href="../" + failure_path(tv, rv), pairs=pair_links(ctx, key, "../"), top=TOP,
+                       requested=bool(ctx.requested))
     yield ctx.page("index.html.j2", "index.html", title="Leaderboards", section="boards", boards=summaries,
                    total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}))
 
@@ -186,9 +143,15 @@ def failure_pages(ctx: Context) -> Iterator[tuple[str, str]]:
             traps.append({"id": t, "title": title, "cells": row})
         listing.append({"task_version": tv, "rules_version": rv, "href": failure_path(tv, rv).split("/")[1],
                         "agents": len(agents), "traps": len(trap_ids)})
+        mine: dict[str, list[FailureRow]] = defaultdict(list)
+        for f in fm:
+            mine[f.agent].append(f)
+        views = [{"name": a, "slug": agent_slug(a), "chart": Markup(render_svg(
+            failure_chart(f"The traps {a} falls for most: rules {rv} · {tv}", [(a, mine[a])]), f"most-{n}"))}
+            for n, a in enumerate(agents, 1)]
         yield ctx.page("failure_board.html.j2", failure_path(tv, rv), title=f"Failure modes: Rules {rv} · {tv}",
                        versions=f"Rules {rv} · {tv}", section="failure", task_version=tv, rules_version=rv,
-                       agents=[{"name": a, "slug": agent_slug(a)} for a in agents], traps=traps)
+                       agents=views, traps=traps, top=TOP_TRAPS)
     yield ctx.page("failure_index.html.j2", "failure/index.html", title="Failure-mode boards", section="failure",
                    boards=listing)
 
@@ -341,7 +304,14 @@ def runs_pages(ctx: Context) -> Iterator[tuple[str, str]]:
         {"name": "trap_state", "label": "Trap state", "options": [("sprung", "sprung"), ("avoided", "avoided"),
                                                                   ("not_reached", "not reached")]},
         {"name": "verdict", "label": "Verdict", "options": [("passed", "passed"), ("failed", "failed")]},
+        {"name": "compare", "label": "Compare with", "options": _options(r.agent for r in rows)},
     ]
+    side_by_side: dict[str, list[list[str]]] = defaultdict(list)
+    for key in ctx.board_keys:
+        for link in pair_links(ctx, key, "../"):
+            for a, b in ((link["first"], link["second"]), (link["second"], link["first"])):
+                side_by_side[f"{a}\t{b}"].append([f"Rules {key[1]} · {key[0]}", link["href"]])
+    pairs_json = json.dumps(side_by_side, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     citation = ctx.catalog.citation
     for chunk_rows, pager in paginate(rows, LIST_PAGE, lambda n: "runs/index.html" if n == 1 else
                                       f"runs/page-{n}.html"):
@@ -350,7 +320,7 @@ def runs_pages(ctx: Context) -> Iterator[tuple[str, str]]:
                        title="Runs and dataset" if n == 1 else f"Runs, page {n}", section="runs", rows=chunk_rows,
                        pager=pager, first=n == 1, total=len(rows), filters=filters, chunks=len(chunks),
                        downloads=ctx.downloads, dataset=ctx.dataset, citation=citation,
-                       current_rules=ctx.catalog.current_rules_version)
+                       current_rules=ctx.catalog.current_rules_version, pairs_json=pairs_json)
 
 
 def _options(values: Any) -> list[tuple[str, str]]:
@@ -365,4 +335,5 @@ def all_pages(ctx: Context) -> Iterator[tuple[str, str]]:
     yield from rules_pages(ctx)
     yield from agent_pages(ctx)
     yield from runs_pages(ctx)
+    yield from compare_pages(ctx)
 

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from catalog import CatalogError, load_catalog
 
 __all__ = [
-    "agent_slug", "board_path", "cell_path", "ci", "failure_path", "num", "paginate", "pct", "rules_path",
-    "tv_slug",
+    "agent_slug", "board_path", "cell_path", "ci", "failure_path", "num", "paginate", "pair_path", "pct",
+    "rules_path", "tv_slug",
 ]
 
 _T = TypeVar("_T")
@@ -47,6 +47,13 @@ def failure_path(task_version: str, rules_version: str) -> str:
 def cell_path(task_version: str, rules_version: str, agent: str, trap: str, page: int = 1) -> str:
     tail = "" if page == 1 else f"-{page}"
     return f"failure/{tv_slug(task_version)}--rules-{rules_version}/{agent_slug(agent)}--{trap}{tail}.html"
+
+
+def pair_path(task_version: str, rules_version: str, first: str, second: str, page: int = 1) -> str:
+    """Two agents side by side on one board (`referee.site.compare`)."""
+    tail = "" if page == 1 else f"-{page}"
+    board = f"{tv_slug(task_version)}--rules-{rules_version}"
+    return f"compare/{board}/{agent_slug(first)}--{agent_slug(second)}{tail}.html"
 
 
 def rules_path(rules_version: str) -> str:

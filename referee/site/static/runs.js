@@ -8,7 +8,9 @@
   var status = document.getElementById("filter-status");
   var staticList = document.getElementById("runs-static");
   var out = document.getElementById("runs-filtered");
-  var names = ["agent", "job", "task_version", "trap", "trap_state", "verdict"];
+  var names = ["agent", "job", "task_version", "trap", "trap_state", "verdict", "compare"];
+  var pairs = JSON.parse(form.getAttribute("data-pairs") || "{}");
+  var compareLinks = document.getElementById("compare-links");
   var PAGE = 100;
   var loaded = null;
   var waiting = [];
@@ -106,8 +108,32 @@
     }
   }
 
+  // The side-by-side pages of the chosen agent and the one to compare it with (the filter itself ignores "compare").
+  function compare(w) {
+    compareLinks.textContent = "";
+    compareLinks.hidden = !w.compare;
+    if (!w.compare) { return; }
+    if (!w.agent || w.agent === w.compare) {
+      compareLinks.textContent = "Choose an agent, and another one to compare it with.";
+      return;
+    }
+    var found = pairs[w.agent + "\t" + w.compare] || [];
+    if (found.length === 0) {
+      compareLinks.textContent = "No side-by-side page of " + w.agent + " and " + w.compare +
+        " on this site: every pair of a board's top agents has one; build the site with --compare " +
+        w.agent + "," + w.compare + " for this pair.";
+      return;
+    }
+    compareLinks.appendChild(document.createTextNode(w.agent + " and " + w.compare + " side by side: "));
+    found.forEach(function (f, i) {
+      if (i) { compareLinks.appendChild(document.createTextNode(" · ")); }
+      var a = document.createElement("a"); a.href = f[1]; a.textContent = f[0]; compareLinks.appendChild(a);
+    });
+  }
+
   function apply() {
     var w = wanted();
+    compare(w);
     var keys = Object.keys(w);
     var hash = keys.map(function (k) { return k + "=" + encodeURIComponent(w[k]); }).join("&");
     if (location.hash.slice(1) !== hash) { location.hash = hash; }

@@ -109,6 +109,32 @@ def test_citation_and_metadata_files_say_what_they_must(store: Store, key: Arena
     assert "@misc{forgearena_dataset_s1" in (out / "CITATION.bib").read_text()
 
 
+def test_the_board_charts_are_svg_files_the_card_shows_and_the_manifest_signs(
+        store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
+    import re
+    import xml.etree.ElementTree as ET
+
+    out = _export(store, tmp_path / "d", key, ring, season="s1")
+    charts = sorted(p.relative_to(out).as_posix() for p in (out / "charts").glob("*.svg"))
+    (rules,) = {r.rules_version for r in store.rows("s1")}  # the season's, whatever the current rules are
+    assert charts == [f"charts/failure-modes-normal-1.0--rules-{rules}.svg",
+                      f"charts/leaderboard-normal-1.0--rules-{rules}--k3.svg"]
+    card = (out / "README.md").read_text()
+    shown = re.findall(r"!\[([^\]]+)\]\((charts/[^)]+)\)", card)
+    assert [path for _, path in shown] == [charts[1], charts[0]], "leaderboards first, each chart an image"
+    sums = (out / "SHA256SUMS").read_text()
+    signed = json.loads((out / "manifest.json").read_text())["subject"]
+    for alt, path in shown:
+        svg = ET.fromstring((out / path).read_bytes())
+        assert svg.get("role") == "img" and svg.get("aria-label") == alt
+        desc = svg.find("{http://www.w3.org/2000/svg}desc")
+        assert desc is not None and desc.text
+        assert ("scripted:naive" in desc.text and "scripted:oracle" in desc.text) or desc.text == "No agent met a trap."
+        assert f"  {path}\n" in sums and any(s["name"] == path for s in signed)
+    board = ET.fromstring((out / charts[1]).read_bytes())
+    assert sum(e.get("class") == "whisker" for e in board.iter("{http://www.w3.org/2000/svg}line")) == 4
+
+
 def test_an_untouched_dataset_verifies(store: Store, key: ArenaKey, ring: Keyring, tmp_path: Path) -> None:
     assert verify_dataset(_export(store, tmp_path / "d", key, ring), ring, {}) == []
 

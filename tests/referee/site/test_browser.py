@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from catalog import load_catalog
+from referee.site.paths import pair_path
 from referee.store.results import Store
 from tests.referee.site.conftest import DemoSite
 
@@ -216,11 +217,14 @@ def test_the_runs_page_filters_by_agent_verdict_and_trap(driver: Any, demo_site:
 
 RULES = load_catalog().current_rules.version
 """The demo's bouts run under the current rules, so their boards and rules page are named by it."""
+PAIR = pair_path("Normal 1.0", RULES, "scripted:oracle", "scripted:naive")
+"""The demo's oracle and naive agents side by side: they differ on every Normal 1.0 variant."""
 MAIN_PAGES = {
     "leaderboards": "index.html", "board": f"boards/hard-v3.1--rules-{RULES}.html",
+    "normal-board": f"boards/normal-1.0--rules-{RULES}.html",
     "failure-board": f"failure/normal-1.0--rules-{RULES}.html", "runs": "runs/index.html",
     "catalogue": "catalogue/index.html", "trap": "catalogue/FA-PAY-001.html", "rules": f"rules/rules-{RULES}.html",
-    "agents": "agents/index.html",
+    "agents": "agents/index.html", "pair": PAIR,
 }
 
 
@@ -258,6 +262,10 @@ const out = [];
 for (const t of document.querySelectorAll('table')) {
   const r = (t.closest('.scroll') || t).getBoundingClientRect();
   if (r.right > w + 1 || r.left < -1) out.push(t.caption ? t.caption.textContent.trim() : t.outerHTML.slice(0, 80));
+}
+for (const c of document.querySelectorAll('svg.chart')) {
+  const r = c.getBoundingClientRect();
+  if (r.right > w + 1 || r.left < -1) out.push('chart: ' + c.getAttribute('aria-label'));
 }
 return {tables: out, page: document.documentElement.scrollWidth - w};
 """
@@ -307,3 +315,82 @@ def test_no_table_overflows_the_page_at_laptop_or_phone_width(
                 driver.save_screenshot(str(artefacts / f"overflow-{name}-{screen}.png"))
     print(f"screenshots in {artefacts}")
     assert found == {}
+
+
+_CHARTS = """
+return Array.from(document.querySelectorAll('svg.chart')).map(c => {
+  const r = c.getBoundingClientRect();
+  const ws = Array.from(c.querySelectorAll('line.whisker')).map(l => l.getBoundingClientRect().width);
+  return {label: c.getAttribute('aria-label'), role: c.getAttribute('role'), width: r.width, height: r.height,
+          right: r.right, title: (c.querySelector(':scope > title') || {}).textContent || '',
+          desc: (c.querySelector(':scope > desc') || {}).textContent || '',
+          described: c.getAttribute('aria-describedby'), whiskers: ws};
+});
+"""
+
+
+def test_charts_render_with_text_alternatives_and_whiskers_at_laptop_and_phone_width(
+        driver: Any, demo_site: DemoSite, artefacts: Path, screens: dict[str, tuple[int, int]]) -> None:
+    from selenium.webdriver.common.by import By
+
+    want = {"normal-board": 1, "failure-board": 2, "pair": 1}
+    for screen, (width, height) in screens.items():
+        driver.set_window_size(width, height)
+        for name, count in want.items():
+            driver.get((demo_site.root / MAIN_PAGES[name]).resolve().as_uri())
+            charts = driver.execute_script(_CHARTS)
+            assert len(charts) == count, f"{name}: {len(charts)} charts"
+            inner = driver.execute_script("return document.documentElement.clientWidth")
+            for c in charts:
+                assert c["role"] == "img" and c["label"] and c["title"] == c["label"], c
+                assert c["desc"] and c["described"], c
+                assert c["width"] > 200 and c["height"] > 60 and c["right"] <= inner + 1, (screen, c)
+            whiskers = [w for c in charts for w in c["whiskers"]]
+            assert whiskers and all(w > 0 for w in whiskers), f"{name}: a whisker draws nothing"
+            svg = driver.find_element(By.CSS_SELECTOR, "svg.chart")
+            assert svg.is_displayed() and svg.accessible_name == charts[0]["label"]
+            driver.save_screenshot(str(artefacts / f"chart-{name}-{screen}.png"))
+    assert _errors(driver) == []
+
+
+def test_a_pair_page_lists_a_differing_variant_with_links_to_both_bouts(
+        driver: Any, demo_site: DemoSite, artefacts: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    store = Store(demo_site.db)
+    try:
+        rows = {r.bout_id: r for r in store.rows()}
+    finally:
+        store.close()
+    driver.get((demo_site.root / MAIN_PAGES["normal-board"]).resolve().as_uri())
+    driver.find_element(By.LINK_TEXT, "scripted:oracle and scripted:naive").click()
+    assert urlsplit(driver.current_url).path.endswith(PAIR)
+    driver.save_screenshot(str(artefacts / "pair.png"))
+    row = driver.find_element(By.CSS_SELECTOR, "table.compare tbody tr[id]")
+    variant = row.find_element(By.TAG_NAME, "th").text  # "job · seed N"
+    job, seed = variant.split(" · seed ")
+    cells = row.find_elements(By.TAG_NAME, "td")
+    for column, agent in ((0, "scripted:oracle"), (1, "scripted:naive")):
+        link = cells[column].find_element(By.CSS_SELECTOR, "ul.attempts a")
+        bout_id = Path(urlsplit(link.get_attribute("href")).path).stem
+        r = rows[bout_id]
+        assert (r.agent, r.job, str(r.seed), r.task_version) == (agent, job, seed, "Normal 1.0")
+        link.click()
+        assert driver.find_element(By.TAG_NAME, "h1").text.endswith(bout_id)
+        driver.back()
+        row = driver.find_element(By.ID, f"v-{job}-{seed}")
+        cells = row.find_elements(By.TAG_NAME, "td")
+    assert _errors(driver) == []
+    # Chosen in the runs filter: an agent, and another to compare it with, lead to the same page.
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver.get((demo_site.root / "runs" / "index.html").resolve().as_uri())
+    form = driver.find_element(By.ID, "filter")
+    Select(form.find_element(By.NAME, "agent")).select_by_value("scripted:naive")
+    Select(form.find_element(By.NAME, "compare")).select_by_value("scripted:oracle")
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "compare-links").is_displayed())
+    links = driver.find_element(By.ID, "compare-links").find_elements(By.TAG_NAME, "a")
+    assert [a.text for a in links] == [f"Rules {RULES} · Normal 1.0", f"Rules {RULES} · Hard v3.1"]
+    links[0].click()
+    assert urlsplit(driver.current_url).path.endswith(PAIR)
+    assert _errors(driver) == []
