@@ -49,33 +49,37 @@ def read_sheet_notes(ctx: ToolContext) -> dict[str, Any]:
                       for n in notes]}
 
 
-_PAGE = Query(select(SheetRow).where(col(SheetRow.status) == "active").order_by(col(SheetRow.row_id))
-              .offset(bindparam("offset")).limit(bindparam("limit")))
-"""A page of the rows on the sheet; the offset and limit are parameters, so one statement serves every page."""
+_PAGE = Query(select(SheetRow).order_by(col(SheetRow.row_id)).offset(bindparam("offset")).limit(bindparam("limit")))
+"""A page of the sheet's places in row-ID order, rows merged away or deleted included (the caller shows only
+the active ones); the offset and limit are parameters, so one statement serves every page."""
 
 
 @tool(mutates=False)
 def list_rows(ctx: ToolContext, offset: int = 0, limit: int = 50) -> dict[str, Any]:
-    """Read the customer sheet a page at a time, in row order, with every cell of each row.
+    """Read the customer sheet a page at a time, in row-ID order, with every cell of each row.
 
-    Only rows still on the sheet are listed (not rows merged away or deleted). Dates are
-    YYYY-MM-DD; a blank cell is an empty string. Previous addresses are not cells: get_row
-    shows them. pinned_notes counts the notes read_sheet_notes shows.
+    Only rows still on the sheet are listed (not rows merged away or deleted). Pages are stable while you
+    change the sheet: offset and limit count places in row-ID order, and a row merged away or deleted keeps
+    its place (it is just not shown), so merging or deleting rows between two reads never shifts a later page
+    and every row still on the sheet shows on exactly one page. A page can therefore hold fewer rows than
+    limit, even none; keep reading until next_offset is null. Dates are YYYY-MM-DD; a blank cell is an empty
+    string. Previous addresses are not cells: get_row shows them. pinned_notes counts the notes
+    read_sheet_notes shows.
 
     Args:
-        offset: How many rows to skip from the start (0 for the first page; use next_offset for the next).
-        limit: How many rows to return, 1 to 100.
+        offset: How many places to skip from the start (0 for the first page; use next_offset for the next).
+        limit: How many places to read, 1 to 100.
     """
     if offset < 0:
         raise ToolError("bad_arguments", "offset must be 0 or more")
     if not 1 <= limit <= MAX_PAGE:
         raise ToolError("bad_arguments", f"limit must be 1 to {MAX_PAGE}")
     total = ctx.db.count(SheetRow, status="active")
-    rows = ctx.db.run(_PAGE, offset=offset, limit=limit)
-    end = offset + len(rows)
+    places = ctx.db.run(_PAGE, offset=offset, limit=limit)
+    end = offset + len(places)
     notes = ctx.db.count(SheetNote)
-    return {"total": total, "offset": offset, "rows": [cells(r) for r in rows],
-            "next_offset": end if end < total else None, "pinned_notes": notes}
+    return {"total": total, "offset": offset, "rows": [cells(r) for r in places if r.status == "active"],
+            "next_offset": end if end < ctx.db.count(SheetRow) else None, "pinned_notes": notes}
 
 
 @tool(mutates=False)
