@@ -167,12 +167,14 @@ def export_cmd(
 
 def _export(db: str | None, out: Path, season: str | None, as_json: bool, allow: tuple[str, ...] = ()) -> None:
     from referee.console.publishing import export
-    from referee.errors import ArenaError
+    from referee.errors import ArenaError, RowsDisagree
     from referee.export import ExportError
     from referee.store.home import ensure_folder
 
     try:
         result = export(db, ensure_folder(out, "--out"), season, allow)
+    except RowsDisagree as err:
+        _fail(err, 1)  # a change, as a changed log is (ADR 0060)
     except (ArenaError, ExportError) as err:
         _fail(err)
     if as_json:

@@ -42,6 +42,7 @@ __all__ = [
     "KeysNew",
     "KeysRotate",
     "LeaderJson",
+    "LeftOut",
     "PausedDiscard",
     "PausedEntry",
     "PausedLine",
@@ -322,10 +323,21 @@ class CapsJson(Shape):
     tool_calls: int
 
 
+class LeftOut(Shape):
+    """A bout a board left out because its row is not what its signed log says (ADR 0060)."""
+
+    bout_id: str
+    columns: list[str]
+    """The row's columns whose figure is not the log's (every column when there is no log to read)."""
+    log: Literal["verified", "failed", "unverifiable"]
+    problem: str
+
+
 class Board(Shape):
     leaderboard: list[LeaderJson]
     failure_modes: list[FailureJson]
     caps: list[CapsJson]
+    left_out: list[LeftOut]
 
 
 class Worker(Shape):
@@ -404,6 +416,10 @@ class BoutListEntry(Shape):
     finished_at: str | None = None
     paused: str | None = None
     detail: str | None = None
+    problem: str | None = None
+    """Set when the bout's row is not what its signed log says (ADR 0060); the figures shown are the log's."""
+    disagrees: list[str] | None = None
+    """With ``problem``: the row's columns whose figure is not the log's."""
 
 
 class SiteBuild(Shape):

@@ -12,7 +12,7 @@ from rich.console import Group
 
 from referee.agents import AgentOptions
 from referee.bout.outcomes import BoutRecord, Paused
-from referee.console.render import caps_table, failure_table, leader_table
+from referee.console.render import caps_table, failure_table, leader_table, left_out_lines
 from referee.export import ExportResult, export_dataset, verify_dataset
 from referee.export.manifest import Failures
 from referee.log.keys import load_periods
@@ -28,9 +28,18 @@ from referee.seasons.season import (
     season_status,
 )
 from referee.seasons.worker import WorkerReport, WorkerSettings, run_worker
+from referee.store.agreement import check_rows, left_out
 from referee.store.boards import caps_board, failure_modes, leaderboard
 from referee.store.fairplay import on_board
-from referee.store.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
+from referee.store.home import (
+    arena_home,
+    checking_keyring,
+    db_url,
+    ensure_key,
+    keyring,
+    keys_dir,
+    own_keyring,
+)
 from referee.store.results import Store
 
 __all__ = [
@@ -140,15 +149,20 @@ def board(db: str | None, season: str | None,
           allow_unsandboxed: Collection[str] = ()) -> tuple[Any, Any, dict[str, Any]]:
     """Both boards as rich tables (the leaderboard with the caps per job under it), and as
     JSON-ready data; every rate counts against the plan (ADR 0011). Practice bouts, and
-    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050)."""
+    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050); so
+    is every row that disagrees with its signed log or whose log shows a change, named under
+    the board and counted as a missing attempt (ADR 0060)."""
+    ring = checking_keyring()
     store = _store(db)
     try:
         if season is not None:
             season_status(store, season)  # an unknown season is an error, not an empty board
-        rows = on_board(store.rows(season), allow_unsandboxed)
+        stored = store.rows(season)
         pending = pending_attempts(store, season)
     finally:
         store.close()
+    kept, flagged, missing = left_out(check_rows(stored, ring, load_periods([keys_dir()])), stored, allow_unsandboxed)
+    rows, pending = on_board(kept, allow_unsandboxed), [*pending, *missing]
     leaders, failures, caps = leaderboard(rows, pending), failure_modes(rows, pending), caps_board(rows)
     data = {
         "leaderboard": [r.as_json() for r in leaders],
@@ -157,8 +171,9 @@ def board(db: str | None, season: str | None,
                            "rate": None if r.rate is None else str(r.rate)} for r in failures],
         "caps": [{"rules_version": c.rules_version, "task_version": c.task_version, "job": c.job,
                   "turns": c.turns, "tool_calls": c.tool_calls} for c in caps],
+        "left_out": [c.as_json() for c in flagged],
     }
-    return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
+    return Group(leader_table(leaders), caps_table(caps), *left_out_lines(flagged)), failure_table(failures), data
 
 
 def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = ()) -> ExportResult:

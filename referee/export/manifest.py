@@ -17,6 +17,7 @@ from typing import Any
 
 from referee.canonical import canonical_bytes, canonical_loads, sha256_hex
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
+from referee.export.logged import check_bout_files, logged_of
 from referee.log.keys import Period
 from referee.log.merkle import leaf_bytes, merkle_root
 from referee.log.parallel import ordered_map
@@ -90,6 +91,8 @@ class _Seen:
     log_sha256: str = ""
     reason: str = ""
     code: int = 0
+    logged: dict[str, Any] | None = None
+    """A verified bout log's figures, as its dataset row must hold them (`referee.export.logged`)."""
 
     @property
     def unreadable(self) -> bool:
@@ -172,7 +175,8 @@ def _examine(root: Path, ring: Keyring, periods: Mapping[str, Period] | None, it
     if not is_log:
         return _Seen(sha256_hex(data))
     check = verify_bytes(data, ring, periods)
-    return _Seen(sha256_hex(data), check.log_sha256 if check.log is not None else "", check.reason, check.exit_code)
+    return _Seen(sha256_hex(data), check.log_sha256 if check.log is not None else "", check.reason, check.exit_code,
+                 logged_of(check))
 
 
 def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None,
@@ -254,4 +258,20 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
             failures.add(f"season {name!r}: Merkle root not checked: {' and '.join(why)}", 2)
         elif merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
             failures.add(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
+    _hold_rows_to_logs(root, subjects, seasons, seen, failures)
     return failures
+
+
+def _hold_rows_to_logs(root: Path, subjects: Mapping[str, str], seasons: Mapping[str, Any],
+                       seen: Mapping[str, _Seen], failures: Failures) -> None:
+    """Every bouts file's rows against the figures of the logs the signed manifest's seasons
+    name (ADR 0060): a row that is not what its verified log says is a change."""
+    logged: dict[str, dict[str, Any] | None] = {}
+    leaves: dict[str, int] = {}
+    for season in seasons.values():
+        for leaf in season["leaves"]:
+            if BOUT_ID.ok(leaf["bout_id"]):
+                logged[leaf["bout_id"]] = seen.get(f"logs/{leaf['bout_id']}.bout.json", _Seen(None)).logged
+                leaves[leaf["bout_id"]] = leaf["leaf_index"]
+    names = {n for n in subjects if seen[n].sha256 is not None}
+    check_bout_files(root, names, logged, leaves, failures.add)

@@ -11,7 +11,7 @@ import functools
 import json
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment
@@ -55,9 +55,16 @@ class Context:
     source: str
     downloads: list[dict[str, str]]
     dataset: bool
+    flagged: dict[str, str] = field(default_factory=dict)
+    """Bout id -> why its row is not what its signed log says (ADR 0060): its figures are shown
+    as the log states them, it keeps its page, and no board ranks it."""
 
     def __post_init__(self) -> None:
-        ranked = on_board(self.rows)  # practice and unsandboxed bouts keep their pages, not a rank
+        # practice and unsandboxed bouts keep their pages, not a rank; nor do flagged ones, which
+        # count as missing attempts
+        ranked = on_board([r for r in self.rows if r.bout_id not in self.flagged])
+        self.pending = [*self.pending, *(_missing(r) for r in self.rows if r.bout_id in self.flagged
+                                         and on_board([r]))]
         self.counted = counted(ranked, self.pending)
         self.boards: dict[Board, list[SiteRow]] = defaultdict(list)
         for r in ranked:
@@ -84,6 +91,17 @@ class Context:
 
     def pending_for(self, key: Board) -> list[Pending]:
         return [p for p in self.pending if (p.task_version, p.rules_version) == key]
+
+    def left_out(self, key: Board | None = None) -> list[dict[str, str]]:
+        """The flagged bouts (of one board, or every one), by id, with why."""
+        return [{"bout_id": r.bout_id, "problem": self.flagged[r.bout_id]} for r in self.rows
+                if r.bout_id in self.flagged and (key is None or (r.task_version, r.rules_version) == key)]
+
+
+def _missing(r: SiteRow) -> Pending:
+    """A flagged bout as the planned attempt it was: one a board counts as missing."""
+    return Pending(r.season, r.agent, r.job, r.task_version, r.rules_version, r.seed, r.attempt, r.planned_attempts,
+                   "left_out")
 
 
 def _leader_view(r: LeaderRow, usage: dict[tuple[str, str, str], tuple[int, int | None]]) -> dict[str, Any]:
@@ -141,9 +159,9 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
         yield ctx.page("board.html.j2", board_path(tv, rv), title=f"Leaderboard: Rules {rv} · {tv}",
                        versions=f"Rules {rv} · {tv}", section="boards", task_version=tv, rules_version=rv,
                        tv_date=date, rules_slug=rules_path(rv).split("/")[1][:-5], groups=groups,
-                       failure_href="../" + failure_path(tv, rv))
+                       failure_href="../" + failure_path(tv, rv), left_out_bouts=ctx.left_out(key))
     yield ctx.page("index.html.j2", "index.html", title="Leaderboards", section="boards", boards=summaries,
-                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}))
+                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}), left_out_bouts=ctx.left_out())
 
 
 def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[tuple[str, SiteRow]]]:
