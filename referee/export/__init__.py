@@ -38,7 +38,7 @@ from referee.log.merkle import leaf_bytes, merkle_root
 from referee.log.signing import ArenaKey, Keyring
 from referee.seasons.season import Season, SeasonBout, pending_attempts
 from referee.store.agreement import check_rows
-from referee.store.boards import caps_board, counted, failure_modes, leaderboard
+from referee.store.boards import Pending, caps_board, counted, failure_modes, leaderboard
 from referee.store.fairplay import on_board
 from referee.store.results import Store
 from referee.untrusted import BOUT_ID, NAME, shown, write_under
@@ -61,15 +61,17 @@ class ExportResult:
     key_id: str = ""
 
 
-def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Period]) -> list[DatasetRow]:
-    """Every bout's dataset row, each figure the one its signed log states.
+def _rows(store: Store, stored: Sequence[Any], pending: Sequence[Pending], ring: Keyring,
+          periods: dict[str, Period]) -> list[DatasetRow]:
+    """Every stored bout's dataset row, each figure the one its signed log states.
 
     Raises:
+        ExportError: a row holds a bout id or season no arena writes (`_check_names`).
         RowsDisagree: a stored row is not what its log says, or its log shows a change (ADR 0060).
     """
     with Session(store.engine) as session:
         leaf = {b.bout_id: b.leaf_index for b in session.exec(select(SeasonBout)) if b.bout_id}
-    stored = store.rows(season)
+    _check_names(stored)  # a name no arena writes is refused as that, before any log is read
     checks = {c.bout_id: c for c in check_rows(stored, ring, periods)}
     refused = [c for c in checks.values() if c.flagged]
     if refused:
@@ -77,7 +79,7 @@ def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Pe
         more = f"; and {len(refused) - 20} more" if len(refused) > 20 else ""
         raise RowsDisagree(f"{len(refused)} bouts' rows are not what their signed logs say, so nothing was "
                            f"published: {named}{more}")
-    counts = counted(stored, pending_attempts(store, season))
+    counts = counted(stored, pending)
     # Completion order within each season: the season's own leaf index where the bout was
     # run by a season, else the store's order (finish time, then id).
     arrival = {row.bout_id: n for n, row in enumerate(stored)}
@@ -166,7 +168,9 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     """
     if out.exists() and any(out.iterdir()):
         raise ExportError(f"{out} is not empty; export into a new folder")
-    rows = _rows(store, season, ring, periods)
+    stored = store.rows(season)  # read once: the rows held to their logs are the rows the boards count
+    pending = pending_attempts(store, season)
+    rows = _rows(store, stored, pending, ring, periods)
     if not rows:
         raise ExportError(f"no bouts to export{f' in season {season!r}' if season else ''}")
     _check_names(rows)
@@ -188,11 +192,10 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files["data/bout_traps.csv"] = bout_traps_csv(rows)
     trap_columns = next(t for t in TABLES if t.name == "traps").names
     files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
-    stored = on_board(store.rows(season), allow_unsandboxed)
-    pending = pending_attempts(store, season)
-    files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(stored, pending))
-    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))
-    files["data/caps.csv"] = caps_csv(caps_board(stored))
+    ranked = on_board(stored, allow_unsandboxed)
+    files["data/leaderboard.csv"] = leaderboard_csv(leaderboard(ranked, pending))
+    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(ranked, pending))
+    files["data/caps.csv"] = caps_csv(caps_board(ranked))
     keys = _shipped_keys(ring, periods, {key.key_id, *(r.key_id for r in rows)})
     info = citation.DatasetInfo(
         title=f"The Forge Arena dataset: {f'season {season}' if season else 'all bouts'}", slug=season or "all",

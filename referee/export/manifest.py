@@ -17,7 +17,7 @@ from typing import Any
 
 from referee.canonical import canonical_bytes, canonical_loads, sha256_hex
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
-from referee.export.logged import check_bout_files, logged_of
+from referee.export.logged import Spelt, check_bout_files, logged_of
 from referee.log.keys import Period
 from referee.log.merkle import leaf_bytes, merkle_root
 from referee.log.parallel import ordered_map
@@ -91,7 +91,7 @@ class _Seen:
     log_sha256: str = ""
     reason: str = ""
     code: int = 0
-    logged: dict[str, Any] | None = None
+    logged: Spelt | None = None
     """A verified bout log's figures, as its dataset row must hold them (`referee.export.logged`)."""
 
     @property
@@ -266,7 +266,7 @@ def _hold_rows_to_logs(root: Path, subjects: Mapping[str, str], seasons: Mapping
                        seen: Mapping[str, _Seen], failures: Failures) -> None:
     """Every bouts file's rows against the figures of the logs the signed manifest's seasons
     name (ADR 0060): a row that is not what its verified log says is a change."""
-    logged: dict[str, dict[str, Any] | None] = {}
+    logged: dict[str, Spelt | None] = {}
     leaves: dict[str, int] = {}
     for season in seasons.values():
         for leaf in season["leaves"]:
