@@ -18,8 +18,8 @@ from catalog import CatalogError, load_catalog
 from referee.errors import UsageError
 from referee.log.keys import Period, load_periods
 from referee.log.signing import Keyring
-from referee.store.agreement import check_rows
-from referee.store.columns import COLUMNS
+from referee.store.agreement import check_stored
+from referee.store.columns import COLUMNS, light_row
 from referee.store.home import checking_keyring, keys_dir
 from referee.store.results import BoutRow, PausedRow, Store
 
@@ -73,7 +73,7 @@ def list_bouts(store: Store, f: BoutFilter, ring: Keyring | None = None,
         UsageError: an unknown task version.
     """
     tv = _task_version_name(f.task_version) if f.task_version else None
-    cols: list[Any] = [*(getattr(BoutRow, c) for c in COLUMNS), BoutRow.envelope]
+    cols: list[Any] = [getattr(BoutRow, c) for c in COLUMNS]
     query = select(*cols)
     for column, value in ((BoutRow.agent, f.agent), (BoutRow.job, f.job), (BoutRow.task_version, tv),
                           (BoutRow.season, f.season)):
@@ -84,8 +84,8 @@ def list_bouts(store: Store, f: BoutFilter, ring: Keyring | None = None,
         ring, periods = checking_keyring(), load_periods([keys_dir()])
     out: list[dict[str, Any]] = []
     with Session(store.engine) as session:
-        stored = list(session.execute(query))
-        for r, check in zip(stored, check_rows(stored, ring, periods), strict=True):
+        stored = [light_row(*r) for r in session.execute(query)]
+        for r, check in zip(stored, check_stored(store, stored, ring, periods), strict=True):
             shown = check.figures or {c: getattr(r, c) for c in COLUMNS}  # no log to read: the row, flagged
             planted, sprung, avoided = (_ids(shown[f"traps_{w}"]) for w in ("planted", "sprung", "avoided"))
             if not _trap_matches(f, planted, sprung, avoided) or f.passed not in (None, shown["passed"]):

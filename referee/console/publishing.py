@@ -28,7 +28,7 @@ from referee.seasons.season import (
     season_status,
 )
 from referee.seasons.worker import WorkerReport, WorkerSettings, run_worker
-from referee.store.agreement import check_rows, left_out
+from referee.store.agreement import check_stored, left_out
 from referee.store.boards import caps_board, failure_modes, leaderboard
 from referee.store.fairplay import on_board
 from referee.store.home import (
@@ -157,11 +157,12 @@ def board(db: str | None, season: str | None,
     try:
         if season is not None:
             season_status(store, season)  # an unknown season is an error, not an empty board
-        stored = store.rows(season)
+        stored = store.light_rows(season)
         pending = pending_attempts(store, season)
+        checks = check_stored(store, stored, ring, load_periods([keys_dir()]))
     finally:
         store.close()
-    kept, flagged, missing = left_out(check_rows(stored, ring, load_periods([keys_dir()])), stored, allow_unsandboxed)
+    kept, flagged, missing = left_out(checks, stored, allow_unsandboxed)
     rows, pending = on_board(kept, allow_unsandboxed), [*pending, *missing]
     leaders, failures, caps = leaderboard(rows, pending), failure_modes(rows, pending), caps_board(rows)
     data = {

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -26,14 +27,15 @@ from referee.canonical import sha256_hex, strict_loads
 from referee.errors import LogCorrupt
 from referee.log.chain import BoutLog, parse_log
 from referee.log.keys import Period
-from referee.log.parallel import ordered_map
+from referee.log.parallel import SERIAL_BELOW, cores, ordered_map
 from referee.log.signing import Keyring
 from referee.log.verify import Check, Status, verify_bytes
 from referee.store.boards import DEFAULT_ATTEMPTS, Pending
 from referee.store.columns import COLUMNS, BoutColumns, Traps
+from referee.store.results import Store
 from referee.untrusted import storable
 
-__all__ = ["RowCheck", "SignedLog", "check_row", "check_rows", "left_out", "log_figures", "open_log"]
+__all__ = ["RowCheck", "SignedLog", "check_row", "check_rows", "check_stored", "left_out", "log_figures", "open_log"]
 
 _TRAPS: tuple[Traps, ...] = ("planted", "sprung", "avoided")
 
@@ -180,10 +182,47 @@ def _check_one(ring: Keyring, periods: Mapping[str, Period] | None,
 
 def check_rows(rows: Sequence[Any], ring: Keyring, periods: Mapping[str, Period] | None = None,
                jobs: int | None = None) -> list[RowCheck]:
-    """`check_row` for stored rows (with their ``envelope``), in their order, on up to ``jobs``
-    processes (None: every core): verifying the logs is the cost, a few milliseconds each."""
+    """`check_row` for rows that hold their ``envelope`` (the exporter's, which writes them out),
+    in their order, on up to ``jobs`` processes (None: every core): verifying the logs is the
+    cost, a few milliseconds each."""
     items = [({c: getattr(r, c) for c in COLUMNS}, bytes(r.envelope)) for r in rows]
     return ordered_map(partial(_check_one, ring, periods), items, jobs)
+
+
+_CHUNK = 8
+"""Rows a worker checks per fetch of their logs: a few megabytes of Hard logs at most."""
+
+_OPEN: dict[tuple[int, str], Store] = {}
+"""The store each worker process opened (by process id, so a fork never uses its parent's)."""
+
+
+def check_stored(store: Store, rows: Sequence[BoutColumns], ring: Keyring,
+                 periods: Mapping[str, Period] | None = None, jobs: int | None = None) -> list[RowCheck]:
+    """`check_row` for rows of ``store`` read without their logs (`Store.light_rows`), in their
+    order: each process fetches the logs of a few rows at a time from the store itself, so no
+    more than a few logs are in memory at once, whatever the number of rows (ADR 0060)."""
+    chunks = [[{c: getattr(r, c) for c in COLUMNS} for r in rows[i:i + _CHUNK]] for i in range(0, len(rows), _CHUNK)]
+    if (jobs or cores()) <= 1 or len(chunks) < SERIAL_BELOW:
+        return [c for chunk in chunks for c in _check_chunk_of(store, ring, periods, chunk)]
+    done = ordered_map(partial(_check_chunk, store.url, ring, periods), chunks, jobs)
+    return [c for chunk in done for c in chunk]
+
+
+def _check_chunk(url: str, ring: Keyring, periods: Mapping[str, Period] | None,
+                 chunk: list[dict[str, Any]]) -> list[RowCheck]:
+    """In a worker: the chunk's checks, with the logs fetched by this process's own store."""
+    key = (os.getpid(), url)
+    if key not in _OPEN:
+        _OPEN[key] = Store(url)
+    return _check_chunk_of(_OPEN[key], ring, periods, chunk)
+
+
+def _check_chunk_of(store: Store, ring: Keyring, periods: Mapping[str, Period] | None,
+                    chunk: list[dict[str, Any]]) -> list[RowCheck]:
+    envelopes = store.envelopes([v["bout_id"] for v in chunk])
+    return [check_row(v, open_log(envelopes[v["bout_id"]], ring, periods)) if v["bout_id"] in envelopes
+            else RowCheck(v["bout_id"], tuple(COLUMNS), "unverifiable", "no signed log in the store")
+            for v in chunk]
 
 
 def left_out(checks: Sequence[RowCheck], rows: Sequence[Any],

@@ -170,3 +170,27 @@ def test_every_column_is_held_to_the_log(home: Path) -> None:
             changed = check_row({**values, column: _mutated(values[column], column)}, signed)
             assert changed.columns == (column,) and changed.flagged, column
         assert check_row({**values, "traps_planted": ";".join(reversed(row.traps("planted")))}, signed).columns == ()
+
+
+def test_rows_read_without_their_logs_check_alike_on_one_process_and_many(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check_stored` fetches the logs a few rows at a time; on worker processes (each opening the
+    store itself) it gives what it gives in this one, a flagged row included."""
+    import referee.log.parallel as parallel
+    import referee.store.agreement as agreement
+
+    bout = naive_bout(home)
+    sql(home, "UPDATE bout SET score_bp = 1 WHERE bout_id = :b", b=bout)
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    try:
+        rows = store.light_rows("s1")
+        ring = Keyring.from_paths([home / "keys"])
+        alone = agreement.check_stored(store, rows, ring, jobs=1)
+        monkeypatch.setattr(agreement, "_CHUNK", 1)
+        monkeypatch.setattr(agreement, "SERIAL_BELOW", 2)
+        monkeypatch.setattr(parallel, "SERIAL_BELOW", 2)
+        many = agreement.check_stored(store, rows, ring, jobs=2)
+    finally:
+        store.close()
+    assert many == alone and [c.bout_id for c in alone] == [r.bout_id for r in rows]
+    assert [(c.bout_id, c.columns) for c in alone if c.flagged] == [(bout, ("score_bp",))]
