@@ -11,6 +11,7 @@
      │    └── UnknownKey                signed by a key outside the keyring
      ├── KeyFileError (PermissionError) a key file missing, unreadable, malformed or readable by others
      ├── ResumeError (ValueError)       a paused bout's log and its rebuilt world (or agent) disagree
+     ├── RowsDisagree (ValueError)      stored rows are not what their signed logs say (exit 1)
      ├── UsageError (ValueError)        something the user gave cannot be used: a path, a list, a plan
      ├── StoreError                     the store cannot be opened: a bad URL, a missing driver or folder
      ├── SiteError (ValueError)         a site cannot be built from what was given: no bouts, not a dataset
@@ -32,8 +33,8 @@ from __future__ import annotations
 __all__ = [
     "AgentFailed", "AgentGone", "ArenaError", "KeyFileError", "KeyMissing", "KeyRefused", "LogCorrupt",
     "LogShapeError", "ProviderError", "RateLimited", "RegradeError", "RegradeRefused", "ResumeError",
-    "SignatureInvalid", "SiteError", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion", "Unverifiable",
-    "UsageError",
+    "RowsDisagree", "SignatureInvalid", "SiteError", "StoreError", "UnknownAgent", "UnknownKey", "UnknownVersion",
+    "Unverifiable", "UsageError",
 ]
 
 
@@ -81,6 +82,12 @@ class KeyFileError(ArenaError, PermissionError):
 
 class ResumeError(ArenaError, ValueError):
     pass
+
+
+class RowsDisagree(ArenaError, ValueError):
+    """Stored rows whose figures are not the ones their signed logs state (edited behind the
+    arena's back), or whose logs show a change: refused, never published (ADR 0060). A change,
+    so the CLI exits 1, as `arena verify` does for a changed log."""
 
 
 class UsageError(ArenaError, ValueError):

@@ -285,8 +285,9 @@ def bout_list(
                        f"{r['tool_calls']} calls")
         else:
             sprung = ", ".join(r["traps_sprung"]) or "no trap"
+            flag = f"; FLAGGED, shown as its log says: {r['problem']}" if "problem" in r else ""
             say(f"{head}: {'PASS' if r['passed'] else 'FAIL'} {r['score_bp']} bp ({sprung}) "
-                       f"rules {r['rules_version']}")
+                       f"rules {r['rules_version']}{flag}")
     say(f"{len(rows)} bouts", err=True)
 
 

@@ -172,7 +172,7 @@ def _export(db: str | None, out: Path, season: str | None, as_json: bool, allow:
             rules: str | None = None) -> None:
     from catalog import CatalogError
     from referee.console.publishing import export
-    from referee.errors import ArenaError, RegradeRefused
+    from referee.errors import ArenaError, RegradeRefused, RowsDisagree
     from referee.export import ExportError
     from referee.store.home import ensure_folder
 
@@ -180,6 +180,8 @@ def _export(db: str | None, out: Path, season: str | None, as_json: bool, allow:
         result = export(db, ensure_folder(out, "--out"), season, allow, rules)
     except RegradeRefused as err:  # a stored record that does not verify: something changed
         _fail(err, 1)
+    except RowsDisagree as err:
+        _fail(err, 1)  # a change, as a changed log is (ADR 0060)
     except (ArenaError, ExportError, CatalogError) as err:
         _fail(err)
     if as_json:

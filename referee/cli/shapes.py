@@ -44,6 +44,7 @@ __all__ = [
     "KeysNew",
     "KeysRotate",
     "LeaderJson",
+    "LeftOut",
     "MovedBout",
     "PausedDiscard",
     "PausedEntry",
@@ -328,6 +329,16 @@ class CapsJson(Shape):
     tool_calls: int
 
 
+class LeftOut(Shape):
+    """A bout a board left out because its row is not what its signed log says (ADR 0060)."""
+
+    bout_id: str
+    columns: list[str]
+    """The row's columns whose figure is not the log's (every column when there is no log to read)."""
+    log: Literal["verified", "failed", "unverifiable"]
+    problem: str
+
+
 class MovedBout(Shape):
     """A bout whose verdict moved under the rules asked for (or that needs replay under them)."""
 
@@ -363,6 +374,7 @@ class Board(Shape):
     leaderboard: list[LeaderJson]
     failure_modes: list[FailureJson]
     caps: list[CapsJson]
+    left_out: list[LeftOut]
     rules_version: str | None = None
     """With ``--rules``: the rules the bouts are judged under (their regrade records, ADR 0061)."""
     diff: BoardDiff | None = None
@@ -468,6 +480,10 @@ class BoutListEntry(Shape):
     finished_at: str | None = None
     paused: str | None = None
     detail: str | None = None
+    problem: str | None = None
+    """Set when the bout's row is not what its signed log says (ADR 0060); the figures shown are the log's."""
+    disagrees: list[str] | None = None
+    """With ``problem``: the row's columns whose figure is not the log's."""
 
 
 class SiteBuild(Shape):

@@ -1,7 +1,8 @@
 """Bouts listed for the terminal (`arena bout list`): finished and paused, filtered.
 
-Reads the store's rows without their signed logs, so listing a season of 100,000 bouts
-does not load 100,000 envelopes. A paused bout is listed as paused with what it has
+Every finished bout's figures are the ones its signed log states: its log is verified and its
+row held to it (ADR 0060), which is most of a listing's cost (a few milliseconds a Hard bout,
+on every core). A paused bout is listed as paused with what it has
 played so far; it has no verdict yet, so a ``passed`` filter leaves it out.
 """
 
@@ -15,6 +16,11 @@ from sqlmodel import Session, col
 
 from catalog import CatalogError, load_catalog
 from referee.errors import UsageError
+from referee.log.keys import Period, load_periods
+from referee.log.signing import Keyring
+from referee.store.agreement import check_stored
+from referee.store.columns import COLUMNS, light_row
+from referee.store.home import checking_keyring, keys_dir
 from referee.store.results import BoutRow, PausedRow, Store
 
 __all__ = ["BoutFilter", "list_bouts"]
@@ -56,36 +62,42 @@ def _trap_matches(f: BoutFilter, planted: list[str], sprung: list[str], avoided:
     return f.trap_state is None or state == f.trap_state
 
 
-def list_bouts(store: Store, f: BoutFilter) -> list[dict[str, Any]]:
-    """Finished bouts (oldest first), then paused ones, as JSON-ready dicts.
+def list_bouts(store: Store, f: BoutFilter, ring: Keyring | None = None,
+               periods: dict[str, Period] | None = None) -> list[dict[str, Any]]:
+    """Finished bouts (oldest first), then paused ones, as JSON-ready dicts. Each finished bout's
+    figures are the ones its signed log states, checked with ``ring`` (default: ARENA_HOME's
+    keys, `checking_keyring`); a row that says otherwise is listed with ``problem`` and the
+    columns it ``disagrees`` in (ADR 0060), and the verdict and trap filters read the log.
 
     Raises:
         UsageError: an unknown task version.
     """
     tv = _task_version_name(f.task_version) if f.task_version else None
-    cols: list[Any] = [
-            BoutRow.bout_id, BoutRow.season, BoutRow.agent, BoutRow.job, BoutRow.variant, BoutRow.task_version,
-            BoutRow.rules_version, BoutRow.seed, BoutRow.attempt, BoutRow.passed, BoutRow.score_bp,
-            BoutRow.traps_planted, BoutRow.traps_sprung, BoutRow.traps_avoided, BoutRow.turns, BoutRow.tool_calls,
-            BoutRow.tokens, BoutRow.cost_micro_usd, BoutRow.finished_at]
+    cols: list[Any] = [getattr(BoutRow, c) for c in COLUMNS]
     query = select(*cols)
     for column, value in ((BoutRow.agent, f.agent), (BoutRow.job, f.job), (BoutRow.task_version, tv),
-                          (BoutRow.season, f.season), (BoutRow.passed, f.passed)):
+                          (BoutRow.season, f.season)):
         if value is not None:
             query = query.where(col(column) == value)
     query = query.order_by(BoutRow.season, BoutRow.finished_at, BoutRow.bout_id)
+    if ring is None:
+        ring, periods = checking_keyring(), load_periods([keys_dir()])
     out: list[dict[str, Any]] = []
     with Session(store.engine) as session:
-        for r in session.execute(query):
-            planted, sprung, avoided = _ids(r.traps_planted), _ids(r.traps_sprung), _ids(r.traps_avoided)
-            if not _trap_matches(f, planted, sprung, avoided):
+        stored = [light_row(*r) for r in session.execute(query)]
+        for r, check in zip(stored, check_stored(store, stored, ring, periods), strict=True):
+            shown = check.figures or {c: getattr(r, c) for c in COLUMNS}  # no log to read: the row, flagged
+            planted, sprung, avoided = (_ids(shown[f"traps_{w}"]) for w in ("planted", "sprung", "avoided"))
+            if not _trap_matches(f, planted, sprung, avoided) or f.passed not in (None, shown["passed"]):
                 continue
-            out.append({"bout_id": r.bout_id, "status": "finished", "season": r.season, "agent": r.agent,
-                        "job": r.job, "variant": r.variant, "task_version": r.task_version,
-                        "rules_version": r.rules_version, "seed": r.seed, "attempt": r.attempt, "passed": r.passed,
-                        "score_bp": r.score_bp, "traps_planted": planted, "traps_sprung": sprung, "turns": r.turns,
-                        "tool_calls": r.tool_calls, "tokens": r.tokens, "cost_micro_usd": r.cost_micro_usd,
-                        "finished_at": r.finished_at})
+            out.append({"bout_id": r.bout_id, "status": "finished", "season": shown["season"],
+                        "agent": shown["agent"], "job": shown["job"], "variant": shown["variant"],
+                        "task_version": shown["task_version"], "rules_version": shown["rules_version"],
+                        "seed": shown["seed"], "attempt": shown["attempt"], "passed": shown["passed"],
+                        "score_bp": shown["score_bp"], "traps_planted": planted, "traps_sprung": sprung,
+                        "turns": shown["turns"], "tool_calls": shown["tool_calls"], "tokens": shown["tokens"],
+                        "cost_micro_usd": shown["cost_micro_usd"], "finished_at": shown["finished_at"],
+                        **({"problem": check.problem(), "disagrees": list(check.columns)} if check.flagged else {})})
         if f.passed is not None or f.trap is not None or f.trap_state is not None:
             return out  # a paused bout has no verdict and no trap states yet
         names = {t.slug: t.name for t in load_catalog().task_versions}

@@ -12,7 +12,7 @@ from rich.console import Group
 
 from referee.agents import AgentOptions
 from referee.bout.outcomes import BoutRecord, Paused
-from referee.console.render import caps_table, failure_table, leader_table
+from referee.console.render import caps_table, failure_table, leader_table, left_out_lines
 from referee.export import ExportResult, export_dataset, verify_dataset
 from referee.export.manifest import Failures
 from referee.log.keys import load_periods
@@ -28,9 +28,18 @@ from referee.seasons.season import (
     season_status,
 )
 from referee.seasons.worker import WorkerReport, WorkerSettings, run_worker
+from referee.store.agreement import check_stored, left_out
 from referee.store.boards import caps_board, failure_modes, leaderboard
 from referee.store.fairplay import on_board
-from referee.store.home import arena_home, db_url, ensure_key, keyring, keys_dir, own_keyring
+from referee.store.home import (
+    arena_home,
+    checking_keyring,
+    db_url,
+    ensure_key,
+    keyring,
+    keys_dir,
+    own_keyring,
+)
 from referee.store.results import Store
 
 __all__ = [
@@ -140,24 +149,34 @@ def board(db: str | None, season: str | None, allow_unsandboxed: Collection[str]
           rules: str | None = None) -> tuple[Any, Any, dict[str, Any]]:
     """Both boards as rich tables (the leaderboard with the caps per job under it), and as
     JSON-ready data; every rate counts against the plan (ADR 0011). Practice bouts, and
-    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050).
-    With ``rules``, the bouts as their signed regrade records judge them under those rules,
-    and ``diff``: what moved against the rules they were played under (ADR 0061)."""
+    unsandboxed ones of agents not named in ``allow_unsandboxed``, are left out (ADR 0050); so
+    is every row that disagrees with its signed log or whose log shows a change, named under
+    the board and counted as a missing attempt (ADR 0060). With ``rules``, the bouts as their
+    signed regrade records judge them under those rules, and ``diff``: what moved against the
+    rules they were played under (ADR 0061)."""
+    ring = checking_keyring()
     store = _store(db)
     diff: dict[str, Any] | None = None
     try:
         if season is not None:
             season_status(store, season)  # an unknown season is an error, not an empty board
-        rows: Sequence[Any] = on_board(store.rows(season), allow_unsandboxed)
+        stored = store.light_rows(season)
         pending = pending_attempts(store, season)
+        checks = check_stored(store, stored, ring, load_periods([keys_dir()]))
+        kept, flagged, missing = left_out(checks, stored, allow_unsandboxed)
+        rows: Sequence[Any] = on_board(kept, allow_unsandboxed)
+        pending = [*pending, *missing]
         if rules is not None:
             from catalog import load_catalog
             from referee.console.rulesboard import board_diff, rows_under
 
             rules = load_catalog().rules(rules).version
-            judged, missing, records = rows_under(store, season, rules, own_keyring(ensure_key()), allow_unsandboxed)
-            diff = board_diff(leaderboard(rows, pending), judged, missing, {k: v[0] for k, v in records.items()})
-            rows, pending = judged, missing
+            judged, still, records = rows_under(store, season, rules, own_keyring(ensure_key()), allow_unsandboxed)
+            bad = {c.bout_id for c in flagged}  # a row that is not its log is left out under any rules
+            judged = [r for r in judged if r.bout_id not in bad]
+            diff = board_diff(leaderboard(rows, pending), judged, [*still, *missing],
+                              {k: v[0] for k, v in records.items()})
+            rows, pending = judged, [*still, *missing]
     finally:
         store.close()
     leaders, failures, caps = leaderboard(rows, pending), failure_modes(rows, pending), caps_board(rows)
@@ -168,11 +187,12 @@ def board(db: str | None, season: str | None, allow_unsandboxed: Collection[str]
                            "rate": None if r.rate is None else str(r.rate)} for r in failures],
         "caps": [{"rules_version": c.rules_version, "task_version": c.task_version, "job": c.job,
                   "turns": c.turns, "tool_calls": c.tool_calls} for c in caps],
+        "left_out": [c.as_json() for c in flagged],
     }
     if diff is not None:
         data["rules_version"] = rules
         data["diff"] = {"moved": diff["moved"], "board": diff["board"]}
-    return Group(leader_table(leaders), caps_table(caps)), failure_table(failures), data
+    return Group(leader_table(leaders), caps_table(caps), *left_out_lines(flagged)), failure_table(failures), data
 
 
 def export(db: str | None, out: Path, season: str | None, allow_unsandboxed: Collection[str] = (),

@@ -9,10 +9,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from referee.store.agreement import RowCheck
 from referee.store.boards import CapsRow, FailureRow, LeaderRow, pct
 from referee.untrusted import shown
 
-__all__ = ["caps_table", "failure_table", "leader_table"]
+__all__ = ["caps_table", "failure_table", "leader_table", "left_out_lines"]
 
 
 def _cell(value: str) -> Text:
@@ -88,3 +89,13 @@ def failure_table(rows: Sequence[FailureRow]) -> Table:
         table.add_row(_cell(r.agent), _cell(r.trap_id), str(r.planted), str(r.sprung), str(r.avoided),
                       str(r.not_reached), pct(r.rate))
     return table
+
+
+def left_out_lines(checks: Sequence[RowCheck]) -> list[Text]:
+    """Under a board: each bout it left out because its row is not what its signed log says
+    (ADR 0060), by id, with the columns that disagree; nothing when every row agrees."""
+    if not checks:
+        return []
+    head = Text(f"Left out: {len(checks)} bouts whose rows are not what their signed logs say "
+                "(each counted as a missing attempt)", style="bold red")
+    return [head, *(Text(f"  {shown(c.bout_id, 40)}: {shown(c.problem(), 300)}") for c in checks)]

@@ -6,8 +6,6 @@ nothing in it reads the wall clock, so the same store exports the same bytes.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import os
 from collections import defaultdict
@@ -15,13 +13,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlmodel import Session, select
 
 from catalog import load_catalog
 from referee.canonical import sha256_hex
-from referee.errors import ArenaError
+from referee.errors import ArenaError, RowsDisagree
 from referee.export import citation, manifest
 from referee.export.charts import chart_files
 from referee.export.dictionary import TABLES
@@ -33,20 +30,21 @@ from referee.export.rows import (
     csv_bytes,
     failure_modes_csv,
     jsonl_bytes,
+    judged_columns,
     leaderboard_csv,
+    logged_values,
     parquet_bytes,
 )
-from referee.log.chain import BoutLog, parse_log
 from referee.log.keys import Period
 from referee.log.merkle import leaf_bytes, merkle_root
 from referee.log.regrades import RegradeRecord
 from referee.log.signing import ArenaKey, Keyring
-from referee.log.verify import verify_bytes
 from referee.seasons.season import Season, SeasonBout, pending_attempts
-from referee.store.boards import DEFAULT_ATTEMPTS, Pending, caps_board, counted, failure_modes, leaderboard
+from referee.store.agreement import check_rows
+from referee.store.boards import Pending, caps_board, counted, failure_modes, leaderboard
 from referee.store.columns import BoutColumns
 from referee.store.fairplay import on_board
-from referee.store.results import BoutRow, Store
+from referee.store.results import Store
 from referee.untrusted import BOUT_ID, NAME, shown, write_under
 
 __all__ = ["ExportError", "ExportResult", "Regraded", "export_dataset", "verify_dataset"]
@@ -82,89 +80,46 @@ class Regraded:
         return f"regrades/{bout_id}.rules-{self.rules_version}.regrade.json"
 
 
-def _ids(text: str) -> tuple[str, ...]:
-    return tuple(t for t in text.split(";") if t)
+def _rows(store: Store, stored: Sequence[Any], pending: Sequence[Pending], ring: Keyring,
+          periods: dict[str, Period], regraded: Regraded | None = None) -> list[DatasetRow]:
+    """Every stored bout's dataset row, each figure the one its signed log states, or in a
+    regraded dataset the verdict its signed regrade record states (`judged_columns`).
 
-
-def _rows(store: Store, season: str | None, ring: Keyring, periods: dict[str, Period],
-          regraded: Regraded | None = None) -> list[DatasetRow]:
+    Raises:
+        ExportError: a row holds a bout id or season no arena writes (`_check_names`).
+        RowsDisagree: a stored row is not what its log says, or its log shows a change (ADR 0060).
+    """
     with Session(store.engine) as session:
         leaf = {b.bout_id: b.leaf_index for b in session.exec(select(SeasonBout)) if b.bout_id}
-    stored = store.rows(season)
-    counts = counted(stored, pending_attempts(store, season))
+    _check_names(stored)  # a name no arena writes is refused as that, before any log is read
+    checks = {c.bout_id: c for c in check_rows(stored, ring, periods)}
+    refused = [c for c in checks.values() if c.flagged]
+    if refused:
+        named = "; ".join(f"{shown(c.bout_id, 40)}: {c.problem()}" for c in refused[:20])
+        more = f"; and {len(refused) - 20} more" if len(refused) > 20 else ""
+        raise RowsDisagree(f"{len(refused)} bouts' rows are not what their signed logs say, so nothing was "
+                           f"published: {named}{more}")
+    counts = counted(stored, pending)
     # Completion order within each season: the season's own leaf index where the bout was
     # run by a season, else the store's order (finish time, then id).
     arrival = {row.bout_id: n for n, row in enumerate(stored)}
     ordered = sorted(stored, key=lambda row: (row.season, leaf.get(row.bout_id, -1), arrival[row.bout_id]))
     next_index: dict[str, int] = defaultdict(int)
-    slugs = {tv.name: tv.slug for tv in load_catalog().task_versions}
     out = []
     for r in ordered:
         index = next_index[r.season]
         next_index[r.season] += 1
-        check = verify_bytes(r.envelope, ring, periods)
-        facts = _log_facts(check.log or _untrusted(r.envelope))
-        judged = _judged(r, regraded)
-        out.append(DatasetRow(**judged, played_rules_version=r.rules_version,
-            bout_id=r.bout_id, season=r.season, leaf_index=index, agent=r.agent, job=r.job, variant=r.variant,
-            agent_name=r.agent_name or "", agent_version=r.agent_version or "",
-            task_version=r.task_version, task_version_slug=slugs.get(r.task_version, r.task_version),
-            seed=r.seed, attempt=r.attempt,
-            planned_attempts=r.planned_attempts or DEFAULT_ATTEMPTS, counted=r.bout_id in counts,
-            traps_planted=_ids(r.traps_planted), turns=r.turns,
-            tool_calls=r.tool_calls, tokens=r.tokens, cost_micro_usd=r.cost_micro_usd, **facts,
-            started_at=r.started_at, finished_at=r.finished_at, log_sha256=r.log_sha256,
-            envelope_sha256=sha256_hex(r.envelope), key_id=r.key_id,
-            verified=check.status == "verified", envelope=r.envelope,
+        check = checks[r.bout_id]
+        assert check.figures is not None  # a row without a log to read was refused above
+        values = logged_values(check.figures)
+        found = regraded.records.get(r.bout_id) if regraded is not None else None
+        if found is not None:
+            values.update(judged_columns(found[0], sha256_hex(found[1])))
+        out.append(DatasetRow(
+            **values, leaf_index=index, counted=r.bout_id in counts,
+            envelope_sha256=sha256_hex(r.envelope), verified=check.status == "verified", envelope=r.envelope,
         ))
     return out
-
-
-def _judged(row: BoutRow, regraded: Regraded | None) -> dict[str, Any]:
-    """A row's verdict columns: as played, or as its regrade record judges it (a bout that needs
-    replay keeps its played verdict and rules, and names the record that says so)."""
-    played = {"rules_version": row.rules_version, "passed": row.passed, "score_bp": row.score_bp,
-              "traps_sprung": _ids(row.traps_sprung), "traps_avoided": _ids(row.traps_avoided), "regrade_sha256": ""}
-    found = regraded.records.get(row.bout_id) if regraded is not None else None
-    if found is None:
-        return played
-    record, envelope = found
-    played["regrade_sha256"] = sha256_hex(envelope)
-    j = record.judged
-    if j is None:
-        return played
-    return {**played, "rules_version": record.rules_version, "passed": j.passed, "score_bp": j.score_bp,
-            "traps_sprung": tuple(j.traps_sprung),
-            "traps_avoided": tuple(t for t, s in j.traps.items() if s == "avoided")}
-
-
-def _untrusted(envelope: bytes) -> BoutLog | None:
-    """The log inside an envelope that did not verify here, for its descriptive columns only
-    (its `verified` column says false)."""
-    try:
-        return parse_log(base64.b64decode(json.loads(envelope)["payload"], validate=True))
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        return None
-
-
-def _log_facts(log: BoutLog | None) -> dict[str, Any]:
-    """What the store row does not hold but the signed log does: why the bout stopped, its
-    tokens in and out, and its model settings (ADR 0025)."""
-    if log is None:
-        return {"stopped": "", "input_tokens": 0, "output_tokens": 0, "model_provider": "", "model": "",
-                "temperature": None, "max_tokens": None, "base_url_host": ""}
-    h, r = log.start.data, log.end.data
-    model = h.model or {}
-    url = model.get("base_url")
-    temperature = model.get("temperature")
-    max_tokens = model.get("max_tokens")
-    return {
-        "stopped": r.stopped, "input_tokens": log.usage.input_tokens, "output_tokens": log.usage.output_tokens,
-        "model_provider": str(model.get("provider") or ""), "model": str(model.get("model") or ""),
-        "temperature": float(temperature) if isinstance(temperature, int | float) else None,
-        "max_tokens": max_tokens if isinstance(max_tokens, int) else None,
-        "base_url_host": (urlsplit(url).hostname or "") if isinstance(url, str) else "",
-    }
 
 
 def _seeds(store: Store, rows: Sequence[DatasetRow]) -> dict[str, dict[str, list[int]]]:
@@ -234,10 +189,14 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
 
     Raises:
         ExportError: nothing to export, or ``out`` is not empty.
+        RowsDisagree: a stored row is not what its signed log says, or its log shows a change:
+            every such bout is named, and nothing is written (ADR 0060).
     """
     if out.exists() and any(out.iterdir()):
         raise ExportError(f"{out} is not empty; export into a new folder")
-    rows = _rows(store, season, ring, periods, regraded)
+    stored = store.rows(season)  # read once: the rows held to their logs are the rows the boards count
+    pending: Sequence[Pending] = pending_attempts(store, season)
+    rows = _rows(store, stored, pending, ring, periods, regraded)
     if not rows:
         raise ExportError(f"no bouts to export{f' in season {season!r}' if season else ''}")
     _check_names(rows)
@@ -259,21 +218,20 @@ def export_dataset(store: Store, out: Path, key: ArenaKey, ring: Keyring, period
     files["data/bout_traps.csv"] = bout_traps_csv(rows)
     trap_columns = next(t for t in TABLES if t.name == "traps").names
     files["data/traps.csv"] = csv_bytes(trap_columns, ([getattr(t, c) for c in trap_columns] for t in catalog.traps))
-    stored: Sequence[BoutColumns] = on_board(store.rows(season), allow_unsandboxed)
-    pending: Sequence[Pending] = pending_attempts(store, season)
+    ranked: Sequence[BoutColumns] = on_board(stored, allow_unsandboxed)
     regrades: list[dict[str, str]] = []
     if regraded is not None:
-        stored, pending = regraded.rows, regraded.pending
+        ranked, pending = regraded.rows, regraded.pending
         for r in rows:
             if r.bout_id in regraded.records:
                 files[regraded.file(r.bout_id)] = regraded.records[r.bout_id][1]
                 regrades.append({"bout_id": r.bout_id, "file": regraded.file(r.bout_id), "log_sha256": r.log_sha256})
-    leaders = leaderboard(stored, pending)
+    leaders = leaderboard(ranked, pending)
     files["data/leaderboard.csv"] = leaderboard_csv(leaders)
-    charts = chart_files(leaders, stored, pending)
+    charts = chart_files(leaders, ranked, pending)
     files.update((c.path, c.data) for c in charts)
-    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(stored, pending))
-    files["data/caps.csv"] = caps_csv(caps_board(stored))
+    files["data/failure_modes.csv"] = failure_modes_csv(failure_modes(ranked, pending))
+    files["data/caps.csv"] = caps_csv(caps_board(ranked))
     keys = _shipped_keys(ring, periods, {key.key_id, *(r.key_id for r in rows)})
     info = citation.DatasetInfo(
         title=f"The Forge Arena dataset: {f'season {season}' if season else 'all bouts'}", slug=season or "all",

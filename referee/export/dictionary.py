@@ -59,6 +59,10 @@ BOUTS = Table("bouts", "data/bouts.csv", "One row per bout (also data/bouts.json
     Column("attempt", INT, "Which attempt at this (agent, variant, seed), from 1."),
     Column("planned_attempts", INT, "k: attempts its run or season planned per seeded variant (3 if not recorded)."),
     Column("counted", B, "Whether it is one of the planned attempts (false: extra, kept, in no rate)."),
+    Column("unsandboxed", B, "Its python: agent ran without bubblewrap (bwrap), so it could have read the arena's "
+                             "keys and store; on no board unless the publisher allowed that agent (ADR 0050)."),
+    Column("practice", B, "The player chose the seed (an MCP client may): recorded and verifiable, on no board "
+                          "(ADR 0050)."),
     Column("passed", B, "The verdict: every goal met, no trap sprung, a true report."),
     Column("score_bp", INT, "The score, in basis points: 0 to 10000 (10000 is a full score).", "basis points"),
     Column("stopped", S, "Why the bout ended: report (submitted its report), cap (turn or tool-call cap), "
@@ -88,7 +92,9 @@ BOUTS = Table("bouts", "data/bouts.csv", "One row per bout (also data/bouts.json
     Column("log_sha256", S, "SHA-256 (hex) of the bout's log document, the bytes that were signed."),
     Column("envelope_sha256", S, "SHA-256 (hex) of logs/<bout_id>.bout.json, the signed envelope."),
     Column("key_id", S, "The signing key's id (SHA-256 hex of its public key); its key is in keys/."),
-    Column("verified", B, "Whether the log verified with the exporter's keyring when exported."),
+    Column("verified", B, "Whether the log verified with the exporter's keyring when exported. Every other "
+                          "column but leaf_index and counted is a figure its signed log states; `arena dataset "
+                          "verify` derives each from the log and names any row that differs (ADR 0060)."),
 ))
 
 TABLES: tuple[Table, ...] = (

@@ -17,6 +17,8 @@ from typing import Any
 
 from referee.canonical import canonical_bytes, canonical_loads, sha256_hex
 from referee.errors import LogCorrupt, SignatureInvalid, Unverifiable
+from referee.export.logged import Spelt, check_bout_files, judged_over, logged_of
+from referee.export.rows import judged_columns
 from referee.log.keys import Period
 from referee.log.merkle import leaf_bytes, merkle_root
 from referee.log.parallel import ordered_map
@@ -90,6 +92,8 @@ class _Seen:
     log_sha256: str = ""
     reason: str = ""
     code: int = 0
+    logged: Spelt | None = None
+    """A verified bout log's figures, as its dataset row must hold them (`referee.export.logged`)."""
 
     @property
     def unreadable(self) -> bool:
@@ -172,7 +176,8 @@ def _examine(root: Path, ring: Keyring, periods: Mapping[str, Period] | None, it
     if not is_log:
         return _Seen(sha256_hex(data))
     check = verify_bytes(data, ring, periods)
-    return _Seen(sha256_hex(data), check.log_sha256 if check.log is not None else "", check.reason, check.exit_code)
+    return _Seen(sha256_hex(data), check.log_sha256 if check.log is not None else "", check.reason, check.exit_code,
+                 logged_of(check))
 
 
 def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | None = None,
@@ -254,17 +259,21 @@ def verify_dataset(root: Path, ring: Keyring, periods: Mapping[str, Period] | No
             failures.add(f"season {name!r}: Merkle root not checked: {' and '.join(why)}", 2)
         elif merkle_root(leaves) != season["merkle_root"] or len(leaves) != season["size"]:
             failures.add(f"season {name!r}: Merkle root over the bout logs does not match the manifest")
+    judged: dict[str, dict[str, Any]] = {}
     if isinstance(predicate.get("regrades"), dict):
-        _check_regrades(root, predicate["regrades"], subjects, seen, ring, failures)
+        judged = _check_regrades(root, predicate["regrades"], subjects, seen, ring, failures)
+    _hold_rows_to_logs(root, subjects, seasons, seen, failures, judged)
     return failures
 
 
 def _check_regrades(root: Path, regrades: dict[str, Any], subjects: Mapping[str, str], seen: Mapping[str, _Seen],
-                    ring: Keyring, failures: Failures) -> None:
+                    ring: Keyring, failures: Failures) -> dict[str, dict[str, Any]]:
     """A regraded dataset's records (ADR 0061): each signed by a key given, of a record's shape,
-    judging its bout under the dataset's rules, and naming the very log the dataset ships."""
+    judging its bout under the dataset's rules, and naming the very log the dataset ships. Returns
+    the verdict columns each verified record gives its bout's rows (`judged_columns`)."""
     from referee.log.regrades import open_record
 
+    judged: dict[str, dict[str, Any]] = {}
     for entry in regrades.get("records", []):
         name, bout_id = str(entry.get("file")), str(entry.get("bout_id"))
         if name not in subjects:
@@ -286,3 +295,25 @@ def _check_regrades(root: Path, regrades: dict[str, Any], subjects: Mapping[str,
             failures.add(f"{name}: judges another bout or rules than the manifest says")
         elif log.log_sha256 and record.log_sha256 != log.log_sha256:
             failures.add(f"{name}: names another log than logs/{bout_id}.bout.json")
+        else:
+            judged[bout_id] = judged_columns(record, sha256_hex(data))
+    return judged
+
+
+def _hold_rows_to_logs(root: Path, subjects: Mapping[str, str], seasons: Mapping[str, Any],
+                       seen: Mapping[str, _Seen], failures: Failures,
+                       judged: Mapping[str, dict[str, Any]]) -> None:
+    """Every bouts file's rows against the figures of the logs the signed manifest's seasons
+    name (ADR 0060): a row that is not what its verified log says is a change. In a regraded
+    dataset a bout's verdict columns are its verified regrade record's instead (ADR 0061)."""
+    logged: dict[str, Spelt | None] = {}
+    leaves: dict[str, int] = {}
+    for season in seasons.values():
+        for leaf in season["leaves"]:
+            if BOUT_ID.ok(leaf["bout_id"]):
+                spelt = seen.get(f"logs/{leaf['bout_id']}.bout.json", _Seen(None)).logged
+                over = judged.get(leaf["bout_id"])
+                logged[leaf["bout_id"]] = spelt if spelt is None or over is None else judged_over(spelt, over)
+                leaves[leaf["bout_id"]] = leaf["leaf_index"]
+    names = {n for n in subjects if seen[n].sha256 is not None}
+    check_bout_files(root, names, logged, leaves, failures.add)

@@ -16,15 +16,52 @@ from typing import Any
 
 from referee.canonical import canonical_bytes
 from referee.export.dictionary import BOUTS, TABLES, Column
-from referee.store.boards import CapsRow, FailureRow, LeaderRow, decimal_text
+from referee.log.regrades import RegradeRecord
+from referee.store.boards import DEFAULT_ATTEMPTS, CapsRow, FailureRow, LeaderRow, decimal_text
 
 __all__ = [
-    "BOUT_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes", "failure_modes_csv",
-    "jsonl_bytes", "leaderboard_csv", "parquet_bytes", "rate",
+    "BOUT_COLUMNS", "LOGGED_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes",
+    "csv_cell", "failure_modes_csv", "jsonl_bytes", "judged_columns", "leaderboard_csv", "logged_values",
+    "parquet_bytes", "rate",
 ]
 
 BOUT_COLUMNS = BOUTS.names
 """Every column of data/bouts.*, described in `referee.export.dictionary` (ADR 0025)."""
+LOGGED_COLUMNS = tuple(c for c in BOUT_COLUMNS if c not in ("leaf_index", "counted", "envelope_sha256", "verified"))
+"""The columns that are figures a bout's signed log states (ADR 0060), or in a regraded dataset
+its signed regrade record (`judged_columns`, ADR 0061); the other four say where the row sits in
+its season, whether it counts, and what the exporter found."""
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(t for t in text.split(";") if t)
+
+
+def logged_values(figures: dict[str, Any]) -> dict[str, Any]:
+    """A dataset row's `LOGGED_COLUMNS` as its signed log states them, typed as `DatasetRow`
+    holds them, from `referee.store.agreement.log_figures`: what the exporter writes and what
+    `dataset verify` holds every row to."""
+    f = figures
+    return {c: f[c] for c in LOGGED_COLUMNS} | {
+        "agent_name": f["agent_name"] or "", "agent_version": f["agent_version"] or "",
+        "planned_attempts": f["planned_attempts"] or DEFAULT_ATTEMPTS, "traps_planted": _ids(f["traps_planted"]),
+        "traps_sprung": _ids(f["traps_sprung"]), "traps_avoided": _ids(f["traps_avoided"]),
+        "unsandboxed": bool(f["unsandboxed"]), "practice": bool(f["practice"]),
+        "played_rules_version": f["rules_version"], "regrade_sha256": "",
+    }
+
+
+def judged_columns(record: RegradeRecord, record_sha256: str) -> dict[str, Any]:
+    """A regraded dataset's verdict columns for a bout with a signed regrade record (ADR 0061):
+    its verdict under the record's rules, and the record's SHA-256. A bout that needs replay keeps
+    its played verdict and rules, and still names the record that says so."""
+    j = record.judged
+    if j is None:
+        return {"regrade_sha256": record_sha256}
+    return {"rules_version": record.rules_version, "passed": j.passed, "score_bp": j.score_bp,
+            "traps_sprung": tuple(sorted(j.traps_sprung)),
+            "traps_avoided": tuple(sorted(t for t, state in j.traps.items() if state == "avoided")),
+            "regrade_sha256": record_sha256}
 
 
 @dataclass(frozen=True)
@@ -48,6 +85,8 @@ class DatasetRow:
     attempt: int
     planned_attempts: int
     counted: bool
+    unsandboxed: bool
+    practice: bool
     passed: bool
     score_bp: int
     stopped: str
@@ -91,9 +130,17 @@ def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for row in rows:
-        writer.writerow(["true" if v is True else "false" if v is False else "" if v is None else ";".join(v)
-                         if isinstance(v, tuple | list) else v for v in row])
+        writer.writerow([csv_cell(v) for v in row])
     return out.getvalue().encode()
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell holds it: booleans as true/false, None empty, lists ``;``-joined."""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return ";".join(value) if isinstance(value, tuple | list) else value
 
 
 def bouts_csv(rows: Sequence[DatasetRow]) -> bytes:

@@ -13,8 +13,6 @@ differ; files it wrote before and no longer makes are deleted, and nothing else.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import collections
 import csv
 import hashlib
@@ -32,19 +30,18 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from catalog import load_catalog
-from referee.canonical import sha256_hex, strict_loads
-from referee.errors import LogCorrupt, SiteError
-from referee.log.chain import BoutLog, parse_log
+from referee.canonical import sha256_hex
+from referee.errors import SiteError
 from referee.log.events import HeaderEvent, ResultEvent
 from referee.log.keys import load_periods
 from referee.log.parallel import SERIAL_BELOW, cores
 from referee.log.signing import Keyring
-from referee.log.verify import verify_bytes
 from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
 from referee.site.source import SiteRow, Source
-from referee.store.columns import COLUMNS
+from referee.store.agreement import RowCheck, check_row, open_log
+from referee.store.columns import COLUMNS, light_row
 from referee.untrusted import BOUT_ID, JOB_SLUG, NAME, TRAP_ID, OutsideFolder, path_under, shown, write_under
 
 __all__ = ["MANIFEST", "BuildReport", "build_site", "environment"]
@@ -136,29 +133,14 @@ class _Writer:
 
 
 def _fingerprint(ring: Keyring, periods: dict[str, Any], source: str) -> str:
-    """What a bout page depends on besides its log: templates, the renderer, the keys."""
+    """What a bout page depends on besides its log: templates, the renderer, how a row is held
+    to its log, the keys."""
     h = hashlib.sha256()
     for path in [*sorted((_HERE / "templates").glob("*.j2")), _HERE / "boutpage.py", _HERE / "build.py",
-                 _HERE / "paths.py"]:
+                 _HERE / "paths.py", _HERE.parent / "store" / "agreement.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(json.dumps([list(ring), sorted((k, p.start, p.end) for k, p in periods.items()), source]).encode())
     return h.hexdigest()
-
-
-def _open(envelope: bytes, ring: Keyring, periods: dict[str, Any]) -> tuple[BoutLog | None, bool, str, str]:
-    """The log (verified, or read untrusted to show it as NOT VERIFIED), the check's verdict and
-    reason, and the SHA-256 of the signed payload (the log's own hash)."""
-    check = verify_bytes(envelope, ring, periods)
-    if check.log is not None:
-        return check.log, True, "", check.log_sha256
-    try:
-        payload = base64.b64decode(strict_loads(envelope)["payload"], validate=True)
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        return None, False, check.reason, ""
-    try:
-        return parse_log(payload), False, check.reason, sha256_hex(payload)
-    except (LogCorrupt, ValueError, KeyError, TypeError):
-        return None, False, check.reason, sha256_hex(payload)
 
 
 @dataclass(frozen=True)
@@ -172,10 +154,15 @@ class _Job:
     rules_version: str
     task_version: str
     old: dict[str, str]
+    row: tuple[Any, ...] = ()
+    """The row's columns (`COLUMNS` order), held to its log as the page is made (ADR 0060)."""
 
 
 Written = dict[str, tuple[str, int, bool]]
 """Site path -> (SHA-256, bytes, whether it was written) for one bout's files."""
+Flag = tuple[str, list[Any] | None]
+"""Why a bout's row is not what its signed log says, and the row as the log states it (its
+columns in `COLUMNS` order; None when there is no log to read); kept in the build state."""
 
 
 def _put(out: Path, rel: str, data: bytes, old: str | None) -> tuple[str, int, bool]:
@@ -199,28 +186,37 @@ class _Renderer:
     label: str
     out: Path
 
-    def pages(self, job: _Job) -> dict[str, str]:
-        """The bout's pages (site path -> HTML), from its envelope checked now."""
+    def pages(self, job: _Job) -> tuple[dict[str, str], RowCheck]:
+        """The bout's pages (site path -> HTML), from its envelope checked now, and its row held
+        to its log."""
         bout_id = job.bout_id
         log_href = f"../logs/{bout_id}.bout.json"
-        log, verified, reason, log_sha256 = _open(job.envelope, self.ring, self.periods)
+        signed = open_log(job.envelope, self.ring, self.periods)
+        log, verified, reason = signed.log, signed.check.log is not None, signed.check.reason
+        agreement = check_row(dict(zip(COLUMNS, job.row, strict=True)), signed)
         if log is None:
             return {f"bouts/{bout_id}.html": self.env.get_template("broken.html.j2").render(
                 root="../", source=self.label, title=f"Bout {bout_id}", heading=None, section="runs",
                 versions=f"Rules {job.rules_version} · {job.task_version}", reason=reason, log_href=log_href,
-                bout_id=bout_id)}
+                bout_id=bout_id)}, agreement
         start, end = log.typed[0], log.typed[-1]
         assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)  # parse_log guarantees both
         return render_bout(
             self.env, page_id=bout_id, header=start.data, body=log.body, result=end.data, verified=verified,
-            reason=reason, log_sha256=log_sha256, log_href=log_href, agent_slug=agent_slug(job.agent),
-            catalog=load_catalog(), source=self.label).pages
+            reason=reason, log_sha256=signed.log_sha256, log_href=log_href, agent_slug=agent_slug(job.agent),
+            catalog=load_catalog(), source=self.label).pages, agreement
 
-    def write(self, job: _Job) -> tuple[str, Written]:
-        """Render the bout and write its signed log and pages (only those whose bytes changed)."""
+    def write(self, job: _Job) -> tuple[str, Written, Flag | None]:
+        """Render the bout and write its signed log and pages (only those whose bytes changed);
+        with why its row is flagged, and the row as its log states it, if it is."""
+        pages, agreement = self.pages(job)
         files = {f"logs/{job.bout_id}.bout.json": job.envelope}
-        files.update((rel, html.encode()) for rel, html in self.pages(job).items())
-        return job.bout_id, {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}
+        files.update((rel, html.encode()) for rel, html in pages.items())
+        flag = None
+        if agreement.flagged:
+            figures = agreement.figures
+            flag = (agreement.problem(), None if figures is None else [figures[c] for c in COLUMNS])
+        return job.bout_id, {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}, flag
 
 
 _WORKER: _Renderer | None = None
@@ -232,13 +228,13 @@ def _start_worker(key_paths: list[Path], label: str, out: Path) -> None:
     _WORKER = _Renderer(environment(), Keyring.from_paths(existing), load_periods(existing), label, out)
 
 
-def _write_in_worker(job: _Job) -> tuple[str, Written]:
+def _write_in_worker(job: _Job) -> tuple[str, Written, Flag | None]:
     assert _WORKER is not None, "the pool's initializer sets the renderer"
     return _WORKER.write(job)
 
 
 def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[str, Any], out: Path,
-          processes: int) -> Iterator[tuple[str, Written]]:
+          processes: int) -> Iterator[tuple[str, Written, Flag | None]]:
     """Render and write every job, on ``processes`` processes; a bounded window of envelopes in flight.
     A few bouts (a rebuild after a few new ones) are done here: starting workers would cost more."""
     first = list(itertools.islice(jobs_in, SERIAL_BELOW))
@@ -250,7 +246,7 @@ def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[
     context = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
     with ProcessPoolExecutor(processes, mp_context=context, initializer=_start_worker,
                              initargs=(source.key_paths, source.label, out)) as pool:
-        window: collections.deque[Future[tuple[str, Written]]] = collections.deque()
+        window: collections.deque[Future[tuple[str, Written, Flag | None]]] = collections.deque()
         for job in itertools.chain(first, jobs_in):
             window.append(pool.submit(_write_in_worker, job))
             if len(window) >= 8 * processes:  # keeps every worker busy, and few envelopes held at once
@@ -260,17 +256,20 @@ def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[
 
 
 def _bout_key(envelope_sha256: str, r: SiteRow, salt: str) -> str:
-    """What a bout's files are a function of: the exact bytes of its signed log (a changed byte
-    is a new key, so the log is checked again), its key id, the row fields its pages show, and
-    the templates, renderer and keys (``salt``)."""
-    return sha256_hex("|".join((envelope_sha256, r.key_id, r.agent, r.rules_version, r.task_version, salt)).encode())
+    """What a bout's files and its row's check are a function of: the exact bytes of its signed
+    log (a changed byte is a new key, so the log is checked again), every column of its row (a
+    changed figure is held to the log again, ADR 0060), and the templates, renderer and keys
+    (``salt``)."""
+    row = json.dumps([getattr(r, c) for c in COLUMNS], separators=(",", ":"))
+    return sha256_hex("|".join((envelope_sha256, row, salt)).encode())
 
 
 def _bouts(source: Source, rows: list[SiteRow], writer: _Writer, report: BuildReport,
-           progress: Callable[[int, int], None] | None, processes: int) -> None:
-    """Every bout's signed log and pages: each log is read and hashed; one whose hash, key id and
-    page inputs match the last build's keeps its files (they were made from these very bytes,
-    checked then); every other one is verified and rendered now."""
+           progress: Callable[[int, int], None] | None, processes: int) -> dict[str, Flag]:
+    """Every bout's signed log and pages: each log is read and hashed; one whose hash and row
+    match the last build's keeps its files and its row's check (made from these very bytes and
+    this very row, checked then); every other one is verified, held to its row and rendered now.
+    Returns the bouts whose rows are not what their logs say (ADR 0060)."""
     ring, periods = source.keyring()
     salt = _fingerprint(ring, periods, source.label)
     by_id = {r.bout_id: r for r in rows}
@@ -293,18 +292,21 @@ def _bouts(source: Source, rows: list[SiteRow], writer: _Writer, report: BuildRe
                     progress(seen, len(by_id))
                 continue
             yield _Job(bout_id, envelope, r.agent, r.rules_version, r.task_version,
-                       {f: writer.old_files[f] for f in (old or {}).get("files", []) if f in writer.old_files})
+                       {f: writer.old_files[f] for f in (old or {}).get("files", []) if f in writer.old_files},
+                       tuple(getattr(r, c) for c in COLUMNS))
 
-    for bout_id, written in _done(source, todo(), ring, periods, writer.out, processes):
+    for bout_id, written, flag in _done(source, todo(), ring, periods, writer.out, processes):
         for rel, (digest, size, wrote) in written.items():
             writer.record(rel, digest, size, wrote)
-        writer.bouts[bout_id] = {"key": keys[bout_id], "files": list(written)}
+        writer.bouts[bout_id] = {"key": keys[bout_id], "files": list(written),
+                                 **({} if flag is None else {"flag": list(flag)})}
         report.bouts_rendered += 1
         if progress is not None:
             progress(seen, len(by_id))
     missing = set(by_id) - set(writer.bouts)
     if missing:
         raise SiteError(f"{len(missing)} bouts have no signed log in the source, e.g. {sorted(missing)[0]}")
+    return {b: (str(entry["flag"][0]), entry["flag"][1]) for b, entry in writer.bouts.items() if "flag" in entry}
 
 
 def _size(n: int) -> str:
@@ -359,18 +361,36 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
         files[f"keys/{path.name}"] = path.read_bytes()
     if source.downloads:
         files.update({f"downloads/{name}": path.read_bytes() for name, path in source.downloads.items()})
-    else:
+    flagged = _bouts(source, rows, writer, report, progress, jobs or cores())
+    rows = _as_logged(rows, flagged)
+    if not source.downloads:
         files.update(_store_downloads(rows))
     for rel, data in files.items():
         writer.write(rel, data)
     downloads = [{"name": rel.split("/", 1)[1], "href": rel, "size": _size(len(data)),
                   "what": _WHAT.get(rel.rsplit("/", 1)[-1], "")} for rel, data in sorted(files.items())]
-    _bouts(source, rows, writer, report, progress, jobs or cores())
     ctx = Context(env=env, catalog=load_catalog(), rows=rows, pending=source.pending(), source=source.label,
-                  downloads=downloads, dataset=bool(source.downloads), requested=tuple(compare))
+                  downloads=downloads, dataset=bool(source.downloads), requested=tuple(compare),
+                  flagged={b: problem for b, (problem, _) in flagged.items()})
     _write_all(writer, all_pages(ctx))
     writer.finish()
     return report
+
+
+def _as_logged(rows: list[SiteRow], flagged: dict[str, Flag]) -> list[SiteRow]:
+    """The rows, each flagged one replaced by the row its signed log states (where there is a
+    log to read), so every figure the site shows is the log's (ADR 0060); their names are
+    checked again, as they now come from the log.
+
+    Raises:
+        SiteError: as `_check_names`.
+    """
+    if not flagged:
+        return rows
+    out = [light_row(r.bout_id, *values[1:]) if (values := flagged.get(r.bout_id, ("", None))[1]) is not None
+           else r for r in rows]  # under the id its files are named by
+    _check_names([r for r in out if r.bout_id in flagged])
+    return sorted(out, key=lambda r: (r.season, r.finished_at, r.bout_id))
 
 
 def _check_names(rows: list[SiteRow]) -> None:

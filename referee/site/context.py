@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment
@@ -33,9 +33,16 @@ class Context:
     requested: Sequence[tuple[str, str]] = ()
     """Pairs of agents the builder was asked to compare, besides the top of each board
     (`referee.site.compare`)."""
+    flagged: dict[str, str] = field(default_factory=dict)
+    """Bout id -> why its row is not what its signed log says (ADR 0060): its figures are shown
+    as the log states them, it keeps its page, and no board ranks it."""
 
     def __post_init__(self) -> None:
-        ranked = on_board(self.rows)  # practice and unsandboxed bouts keep their pages, not a rank
+        # practice and unsandboxed bouts keep their pages, not a rank; nor do flagged ones, which
+        # count as missing attempts
+        ranked = on_board([r for r in self.rows if r.bout_id not in self.flagged])
+        self.pending = [*self.pending, *(_missing(r) for r in self.rows if r.bout_id in self.flagged
+                                         and on_board([r]))]
         self.counted = counted(ranked, self.pending)
         self.boards: dict[Board, list[SiteRow]] = defaultdict(list)
         for r in ranked:
@@ -63,6 +70,11 @@ class Context:
     def pending_for(self, key: Board) -> list[Pending]:
         return [p for p in self.pending if (p.task_version, p.rules_version) == key]
 
+    def left_out(self, key: Board | None = None) -> list[dict[str, str]]:
+        """The flagged bouts (of one board, or every one), by id, with why."""
+        return [{"bout_id": r.bout_id, "problem": self.flagged[r.bout_id]} for r in self.rows
+                if r.bout_id in self.flagged and (key is None or (r.task_version, r.rules_version) == key)]
+
     def leader_groups(self, key: Board, agent: str | None = None) -> list[list[LeaderRow]]:
         """The board's ranked rows, one list per planned attempts k (highest k first)."""
         by_k: dict[int, list[LeaderRow]] = defaultdict(list)
@@ -70,3 +82,9 @@ class Context:
             if (r.task_version, r.rules_version) == key and (agent is None or r.agent == agent):
                 by_k[r.attempts_planned].append(r)
         return [by_k[k] for k in sorted(by_k, reverse=True)]
+
+
+def _missing(r: SiteRow) -> Pending:
+    """A flagged bout as the planned attempt it was: one a board counts as missing."""
+    return Pending(r.season, r.agent, r.job, r.task_version, r.rules_version, r.seed, r.attempt, r.planned_attempts,
+                   "left_out")

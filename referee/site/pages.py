@@ -98,9 +98,9 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
                        versions=f"Rules {rv} · {tv}", section="boards", task_version=tv, rules_version=rv,
                        tv_date=date, rules_slug=rules_path(rv).split("/")[1][:-5], groups=groups, charts=charts,
                        failure_href="../" + failure_path(tv, rv), pairs=pair_links(ctx, key, "../"), top=TOP,
-                       requested=bool(ctx.requested))
+                       requested=bool(ctx.requested), left_out_bouts=ctx.left_out(key))
     yield ctx.page("index.html.j2", "index.html", title="Leaderboards", section="boards", boards=summaries,
-                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}))
+                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}), left_out_bouts=ctx.left_out())
 
 
 def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[tuple[str, SiteRow]]]:

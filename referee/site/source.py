@@ -14,14 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
-
 from referee.errors import SiteError, UsageError
 from referee.log.keys import Period, load_periods
 from referee.log.signing import Keyring
 from referee.store.boards import DEFAULT_ATTEMPTS, Pending
-from referee.store.columns import COLUMNS, BoutColumns, light_row
+from referee.store.columns import BoutColumns, light_row
 from referee.untrusted import BOUT_ID, path_under
 
 __all__ = ["DatasetSource", "SiteRow", "Source", "StoreSource", "open_source"]
@@ -77,14 +74,7 @@ class StoreSource(Source):
         self.store, self.season = store, season
 
     def rows(self) -> list[SiteRow]:
-        from referee.store.results import BoutRow
-
-        query = sa_select(*[getattr(BoutRow, c) for c in COLUMNS])
-        if self.season is not None:
-            query = query.where(col(BoutRow.season) == self.season)
-        query = query.order_by(BoutRow.season, BoutRow.finished_at, BoutRow.bout_id)
-        with Session(self.store.engine) as session:
-            got = [light_row(*r) for r in session.execute(query)]
+        got: list[SiteRow] = self.store.light_rows(self.season)
         if self.season is not None and not got:
             raise SiteError(f"no finished bouts in season {self.season!r}")
         return got
@@ -95,13 +85,9 @@ class StoreSource(Source):
         return pending_attempts(self.store, self.season)
 
     def envelopes(self, bout_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        from referee.store.results import BoutRow
-
         ids = list(bout_ids)
         for start in range(0, len(ids), 200):
-            query = select(BoutRow.bout_id, BoutRow.envelope).where(col(BoutRow.bout_id).in_(ids[start:start + 200]))
-            with Session(self.store.engine) as session:
-                yield from ((b, bytes(e)) for b, e in session.exec(query))
+            yield from self.store.envelopes(ids[start:start + 200]).items()
 
     def close(self) -> None:
         self.store.close()

@@ -1,4 +1,5 @@
 """Where results live: the store's rows (``results``), its migrated schema (``schema``,
-``migrations/``), ARENA_HOME and its keys (``home``), and the boards computed from rows
-(``boards``). Above a single bout; below running them, seasons and everything that publishes.
+``migrations/``), ARENA_HOME and its keys (``home``), the boards computed from rows
+(``boards``), and each row held to its signed log (``agreement``, ADR 0060). Above a single
+bout; below running them, seasons and everything that publishes.
 """

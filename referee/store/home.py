@@ -9,7 +9,9 @@ from referee.agents.sandbox import hide, sqlite_file, store_files
 from referee.errors import UsageError
 from referee.log.signing import ArenaKey, Keyring, generate_keypair, load_signing_key
 
-__all__ = ["arena_home", "db_url", "ensure_folder", "ensure_key", "keyring", "keys_dir", "own_keyring"]
+__all__ = [
+    "arena_home", "checking_keyring", "db_url", "ensure_folder", "ensure_key", "keyring", "keys_dir", "own_keyring",
+]
 
 
 def ensure_folder(path: Path, what: str) -> Path:
@@ -70,6 +72,21 @@ def own_keyring(key: ArenaKey, home: Path | None = None) -> Keyring:
     no file there): what the arena checks its own fresh output against."""
     ring = keyring(home=home)
     ring.add(key.public_bytes)
+    return ring
+
+
+def checking_keyring(home: Path | None = None) -> Keyring:
+    """ARENA_HOME's public keys, and the public half of a signing key the environment names
+    (workers elsewhere sign with it, and its file need not be in ARENA_HOME): what the
+    commands that show stored rows check their logs against. Never makes a key or a folder.
+
+    Raises:
+        KeyFileError: the environment names a key that cannot be loaded.
+    """
+    folder = keys_dir(home)
+    ring = keyring([folder]) if folder.is_dir() else Keyring()
+    if os.environ.get("FORGE_ARENA_SIGNING_KEY_FILE") or os.environ.get("FORGE_ARENA_SIGNING_KEY"):
+        ring.add(load_signing_key().public_bytes)
     return ring
 
 

@@ -13,6 +13,7 @@ from types import new_class
 from typing import TYPE_CHECKING, Any, get_args
 
 from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint, insert
+from sqlalchemy import select as sa_select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import registry
@@ -20,7 +21,7 @@ from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, delet
 
 from referee.bout.outcomes import BoutRecord, Paused
 from referee.errors import StoreError
-from referee.store.columns import BoutColumns, column_types, trap_ids
+from referee.store.columns import COLUMNS, BoutColumns, column_types, light_row, trap_ids
 from referee.store.schema import prepare, upgrade
 from referee.untrusted import storable
 
@@ -267,6 +268,22 @@ class Store:
         query = query.order_by(BoutRow.season, BoutRow.finished_at, BoutRow.bout_id)
         with Session(self.engine) as session:
             return list(session.exec(query))
+
+    def light_rows(self, season: str | None = None) -> list[BoutColumns]:
+        """`rows` without their signed logs (`light_row`s), in the same order: a board or a list of
+        100,000 bouts holds no megabyte per bout; `envelopes` fetches the logs a few at a time."""
+        query = sa_select(*[getattr(BoutRow, c) for c in COLUMNS])
+        if season is not None:
+            query = query.where(col(BoutRow.season) == season)
+        query = query.order_by(BoutRow.season, BoutRow.finished_at, BoutRow.bout_id)
+        with Session(self.engine) as session:
+            return [light_row(*r) for r in session.execute(query)]
+
+    def envelopes(self, bout_ids: Sequence[str]) -> dict[str, bytes]:
+        """The signed logs of these bouts, by id (a bout not stored is absent)."""
+        query = select(BoutRow.bout_id, BoutRow.envelope).where(col(BoutRow.bout_id).in_(list(bout_ids)))
+        with Session(self.engine) as session:
+            return {b: bytes(e) for b, e in session.exec(query)}
 
     def get(self, bout_id: str) -> BoutRow | None:
         with Session(self.engine) as session:

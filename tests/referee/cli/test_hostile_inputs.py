@@ -146,11 +146,14 @@ def _paused_log(db: str) -> bytes:
 
 def test_bout_list_shows_a_name_from_the_store_escaped(env: dict[str, str], db: str) -> None:
     _one_bout(env, db)
-    _sql(db, "UPDATE bout SET agent_name = :n, traps_sprung = :t", n="x\x1b]0;PWNED\x07", t="FA-\x1b[2J")
+    _sql(db, "UPDATE bout SET bout_id = :b, agent_name = :n, traps_sprung = :t", b="b-\x1b[2J",
+         n="x\x1b]0;PWNED\x07", t="FA-\x1b[2J")
     listed = arena(env, "bout", "list", "--db", db)
     assert listed.returncode == 0, listed.stderr
     _no_raw_controls(listed.stdout)
-    assert "\\x1b[2J" in listed.stdout
+    assert "b-\\x1b[2J" in listed.stdout  # the row's own id, escaped
+    # the rest is shown as the signed log says it, the edited columns named (ADR 0060)
+    assert "FA-\\x1b" not in listed.stdout and "bout_id, traps_sprung, agent_name" in listed.stdout
 
 
 @pytest.mark.parametrize("count", [2**53 + 1, -5, "12", 1.5])
@@ -216,11 +219,13 @@ def test_a_pause_the_store_refuses_is_that_bouts_failure_never_the_runners(
 def test_the_board_shows_a_name_from_the_store_as_text(env: dict[str, str], tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'arena.db'}"
     _one_bout(env, db)
-    _sql(db, "UPDATE bout SET agent = :a", a="[link=http://evil.example]x\x1b]0;PWNED\x07[/link]")
+    name = "[link=http://evil.example]x\x1b]0;PWNED\x07[/link]"
+    _sql(db, "UPDATE bout SET agent = :a, bout_id = :a", a=name)
     board = arena(env, "board", "--db", db)
     assert board.returncode == 0, board.stderr
     _no_raw_controls(board.stdout)
-    assert "[link=" in board.stdout  # its name, not rich markup
+    assert "[link=" in board.stdout  # its name, not rich markup: the row is named as left out (ADR 0060)
+    assert "Left out: 1 bouts" in board.stdout
 
 
 def test_a_trap_id_from_the_store_names_no_page_of_its_own(env: dict[str, str], tmp_path: Path) -> None:
