@@ -42,13 +42,15 @@ def logged_values(figures: dict[str, Any]) -> dict[str, Any]:
     holds them, from `referee.store.agreement.log_figures`: what the exporter writes and what
     `dataset verify` holds every row to."""
     f = figures
-    return {c: f[c] for c in LOGGED_COLUMNS} | {
+    typed = {
         "agent_name": f["agent_name"] or "", "agent_version": f["agent_version"] or "",
         "planned_attempts": f["planned_attempts"] or DEFAULT_ATTEMPTS, "traps_planted": _ids(f["traps_planted"]),
         "traps_sprung": _ids(f["traps_sprung"]), "traps_avoided": _ids(f["traps_avoided"]),
         "unsandboxed": bool(f["unsandboxed"]), "practice": bool(f["practice"]),
+        # as played: a regraded dataset puts its record's verdict over these (`judged_columns`)
         "played_rules_version": f["rules_version"], "regrade_sha256": "",
     }
+    return {c: typed[c] if c in typed else f[c] for c in LOGGED_COLUMNS}
 
 
 def judged_columns(record: RegradeRecord, record_sha256: str) -> dict[str, Any]:
