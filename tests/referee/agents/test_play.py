@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import referee.agents.model as model_module
+from catalog import load_catalog
 from referee.bout.play import BoutRecord, BoutSpec, run_bout, run_bout_async
 from referee.log.signing import ArenaKey, Keyring
 from referee.log.verify import verify_bytes
@@ -23,7 +24,8 @@ from sandboxes import JOBS, get_job
 from tests.referee.agents.conftest import options
 from tests.referee.agents.fakes import FakeProvider
 
-RULES = "0.4"
+RULES = load_catalog().current_rules.version
+"""Judged under the current rules, as a new bout is: the springers spring their traps under them."""
 
 
 def _players() -> list[tuple[str, str]]:
