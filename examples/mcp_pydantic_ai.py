@@ -3,9 +3,9 @@
     pip install 'forge-arena[mcp]' 'pydantic-ai-slim[mcp,openai]'
     python examples/mcp_pydantic_ai.py refund --model openai:gpt-4o
 
-The agent is pydantic-ai's own, with its defaults; the arena is one toolset. The model starts a
-bout with ``arena_start_bout`` (the arena draws the seed and tells no one until the verdict), the
-job's tools then appear beside the arena's (the server announces the change), the job's
+The agent is pydantic-ai's own, with its defaults but two limits (below); the arena is one
+toolset. The model starts a bout with ``arena_start_bout`` (the arena draws the seed and tells
+no one until the verdict), the job's tools then appear beside the arena's (the server announces the change), the job's
 ``submit_report`` ends the bout, and ``arena_verdict`` says how it went. The bout is judged,
 signed and stored by the server like any other: ``arena board`` ranks it as ``mcp:<client>:<agent>``.
 """
@@ -20,14 +20,17 @@ from typing import Any
 from fastmcp.client.transports import StdioTransport
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.usage import UsageLimits
 
-__all__ = ["INSTRUCTIONS", "arena_toolset", "make_agent", "play"]
+__all__ = ["INSTRUCTIONS", "REQUESTS", "arena_toolset", "make_agent", "play"]
 
 INSTRUCTIONS = (
     "You play one job in the Forge Arena. Call arena_start_bout with the job you are given and agent set to your "
     "name; its answer is the job's brief, and the job's tools appear. Do the job as the brief says, end it with "
     "submit_report, then call arena_verdict and answer with what it says."
 )
+REQUESTS = 400
+"""Above every job's cap on tool calls, so the arena's caps, not pydantic-ai's 50 model requests, end a long bout."""
 SERVER = ("arena", "serve", "mcp")
 """How the arena's MCP server is started: the ``arena`` command of the environment you run in."""
 
@@ -47,7 +50,7 @@ async def play(job: str, model: Any, server: Sequence[str] = SERVER, env: dict[s
     """Play one bout of ``job``; the model's last answer (the verdict, as it read it)."""
     agent = make_agent(model, server, env)
     async with agent:
-        result = await agent.run(f"Play the {job} job.")
+        result = await agent.run(f"Play the {job} job.", usage_limits=UsageLimits(request_limit=REQUESTS))
     return result.output
 
 
