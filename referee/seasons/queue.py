@@ -29,7 +29,7 @@ from referee.bout.play import new_bout_id
 from referee.errors import ArenaError
 from referee.log.chain import utc_now
 from referee.seasons.season import Season, SeasonBout
-from referee.store.results import BoutRow, PausedRow, Store, StoreBase, row_from_paused, row_from_record
+from referee.store.results import BoutRow, PausedRow, Store, StoreBase, row_from_paused, row_from_record, write_lock
 
 __all__ = [
     "FAR", "BoutEvent", "Claimed", "LeaseLost", "ProviderGate", "StoreLimits", "append_event", "claim", "db_now",
@@ -123,6 +123,7 @@ def claim(
     if n <= 0:
         return []
     with Session(store.engine) as session:
+        write_lock(session)
         if per_provider is not None:
             _lock(session, _CLAIM_LOCK)  # counts and claims of every worker, one at a time
         now = db_now(session)
@@ -220,6 +221,7 @@ def finish(store: Store, entry_id: int, record: BoutRecord) -> bool:
     """Store a finished bout and mark its planned bout finished, in one transaction; returns
     False when the bout was already stored (by a worker that held it before us)."""
     with Session(store.engine) as session:
+        write_lock(session)
         _lock(session, _FINISH_LOCK)  # leaf indexes are handed out one at a time
         entry = session.get(SeasonBout, entry_id)
         stored = session.get(BoutRow, record.bout_id) is not None
@@ -239,6 +241,7 @@ def finish(store: Store, entry_id: int, record: BoutRecord) -> bool:
 def park(store: Store, worker: str, entry_id: int, paused: Paused, wait: float) -> None:
     """Leave a paused bout for any worker to resume after ``wait`` seconds (`FAR`: for a person)."""
     with Session(store.engine) as session:
+        write_lock(session)
         now = db_now(session)
         before = session.get(PausedRow, paused.bout_id)
         row = row_from_paused(paused)
@@ -257,6 +260,7 @@ def release(store: Store, worker: str, ids: Sequence[int], state: str = "queued"
     if not ids:
         return
     with Session(store.engine) as session:
+        write_lock(session)
         for entry in session.exec(select(SeasonBout).where(col(SeasonBout.id).in_(list(ids)),
                                                            SeasonBout.worker == worker)):
             entry.state, entry.worker, entry.lease_until = state, None, None

@@ -30,7 +30,7 @@ from referee.log.signing import ArenaKey
 from referee.running.pool import HELD_REASONS, RunProgress
 from referee.running.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.store.boards import Pending
-from referee.store.results import BoutRow, PausedRow, Store, StoreBase
+from referee.store.results import BoutRow, PausedRow, Store, StoreBase, write_lock
 
 __all__ = [
     "LEASE", "MAX_ATTEMPTS", "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season",
@@ -150,6 +150,7 @@ def _claim(store: Store, name: str, limit: int | None, runner: str) -> list[Seas
     from referee.seasons.queue import db_now  # queue builds on this module's tables
 
     with Session(store.engine) as session:
+        write_lock(session)
         now = db_now(session)
         query = (select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state == "queued")
                  .order_by(SeasonBout.id).with_for_update(skip_locked=True))  # type: ignore[arg-type]
@@ -170,6 +171,7 @@ def _reconcile(store: Store, name: str) -> int:
     transaction. The row is the truth: a runner that died after storing a row but before
     marking its bout can never cause the bout to run twice. Returns how many it marked."""
     with Session(store.engine) as session:
+        write_lock(session)
         open_entries = {(e.agent, e.job, e.task_version, e.seed, e.attempt): e for e in session.exec(
             select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state != "finished"))}
         if not open_entries:
@@ -316,6 +318,7 @@ def _requeue(store: Store, name: str, states: Sequence[str], runner: str) -> Non
     from referee.seasons.queue import db_now, lease_void
 
     with Session(store.engine) as session:
+        write_lock(session)
         now = db_now(session)
         held = {(p.agent, p.job, p.task_version, p.seed, p.attempt)
                 for p in session.exec(select(PausedRow).where(PausedRow.season == name))}

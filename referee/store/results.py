@@ -12,7 +12,7 @@ from pathlib import Path
 from types import new_class
 from typing import TYPE_CHECKING, Any, get_args
 
-from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint, insert
+from sqlalchemy import BigInteger, Engine, LargeBinary, UniqueConstraint, insert, text
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
@@ -25,7 +25,8 @@ from referee.store.columns import COLUMNS, BoutColumns, column_types, light_row,
 from referee.store.schema import prepare, upgrade
 from referee.untrusted import storable
 
-__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record", "upgrade_store"]
+__all__ = ["BoutRow", "PausedRow", "Store", "StoreBase", "row_from_paused", "row_from_record", "upgrade_store",
+           "write_lock"]
 
 
 class StoreBase(SQLModel, registry=registry()):
@@ -160,11 +161,24 @@ def _missing_driver(parsed: URL, err: ModuleNotFoundError) -> str:
 def _engine(url: str) -> Engine:
     parsed = _parse(url)
     try:
-        return create_engine(parsed)
+        # SQLite: a writer waits up to 60 s for another's lock (the driver's 5 s is short for many runners)
+        engine = create_engine(parsed, connect_args={"timeout": 60} if parsed.get_backend_name() == "sqlite" else {})
     except ModuleNotFoundError as err:
         raise StoreError(_missing_driver(parsed, err)) from None
     except (ArgumentError, NoSuchModuleError) as err:
         raise StoreError(f"cannot use the database URL {parsed.render_as_string(hide_password=True)}: {err}") from None
+    return engine
+
+
+def write_lock(session: Session) -> None:
+    """Call first in a session that reads what it then writes (a queue's claim, requeue, finish).
+
+    On SQLite the session takes the write lock now, so its read and its write are one step: the
+    driver begins a transaction only at the first write, so two runners could read the same
+    queued bout, both mark it theirs and play it twice. PostgreSQL locks the rows read instead
+    (FOR UPDATE, SKIP LOCKED), so nothing is done there."""
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(text("BEGIN IMMEDIATE"))
 
 
 def upgrade_store(url: str) -> tuple[str | None, str]:
