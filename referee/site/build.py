@@ -43,6 +43,7 @@ from referee.log.verify import verify_bytes
 from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
+from referee.site.regradeview import Seen, check_records, record_file
 from referee.site.source import SiteRow, Source
 from referee.store.columns import COLUMNS
 from referee.untrusted import BOUT_ID, JOB_SLUG, NAME, TRAP_ID, OutsideFolder, path_under, shown, write_under
@@ -139,7 +140,7 @@ def _fingerprint(ring: Keyring, periods: dict[str, Any], source: str) -> str:
     """What a bout page depends on besides its log: templates, the renderer, the keys."""
     h = hashlib.sha256()
     for path in [*sorted((_HERE / "templates").glob("*.j2")), _HERE / "boutpage.py", _HERE / "build.py",
-                 _HERE / "paths.py"]:
+                 _HERE / "paths.py", _HERE / "regradeview.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(json.dumps([list(ring), sorted((k, p.start, p.end) for k, p in periods.items()), source]).encode())
     return h.hexdigest()
@@ -163,8 +164,9 @@ def _open(envelope: bytes, ring: Keyring, periods: dict[str, Any]) -> tuple[Bout
 
 @dataclass(frozen=True)
 class _Job:
-    """One bout to (re)render: its envelope, the row fields its pages show, and the SHA-256
-    each of its files had in the last build (so an identical page is not rewritten)."""
+    """One bout to (re)render: its envelope, the row fields its pages show, the SHA-256 each of
+    its files had in the last build (so an identical page is not rewritten), and its regrade
+    records as the source files them (rules version, signed bytes)."""
 
     bout_id: str
     envelope: bytes
@@ -172,10 +174,13 @@ class _Job:
     rules_version: str
     task_version: str
     old: dict[str, str]
+    records: tuple[tuple[str, bytes], ...] = ()
 
 
 Written = dict[str, tuple[str, int, bool]]
 """Site path -> (SHA-256, bytes, whether it was written) for one bout's files."""
+Done = tuple[str, Written, list[Seen]]
+"""One bout rendered: its id, its files, and what each of its regrade records said when checked."""
 
 
 def _put(out: Path, rel: str, data: bytes, old: str | None) -> tuple[str, int, bool]:
@@ -199,28 +204,37 @@ class _Renderer:
     label: str
     out: Path
 
-    def pages(self, job: _Job) -> dict[str, str]:
-        """The bout's pages (site path -> HTML), from its envelope checked now."""
+    def pages(self, job: _Job) -> tuple[dict[str, str], list[Seen]]:
+        """The bout's pages (site path -> HTML), from its envelope and records checked now, and
+        what each record said (a record is a verdict only if it verifies and names this very log)."""
         bout_id = job.bout_id
         log_href = f"../logs/{bout_id}.bout.json"
         log, verified, reason, log_sha256 = _open(job.envelope, self.ring, self.periods)
+        checked = check_records(bout_id, log_sha256 if verified else "", job.records, self.ring)
+        seen = [s for s, _ in checked]
         if log is None:
             return {f"bouts/{bout_id}.html": self.env.get_template("broken.html.j2").render(
                 root="../", source=self.label, title=f"Bout {bout_id}", heading=None, section="runs",
                 versions=f"Rules {job.rules_version} · {job.task_version}", reason=reason, log_href=log_href,
-                bout_id=bout_id)}
+                bout_id=bout_id)}, seen
         start, end = log.typed[0], log.typed[-1]
         assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)  # parse_log guarantees both
         return render_bout(
             self.env, page_id=bout_id, header=start.data, body=log.body, result=end.data, verified=verified,
             reason=reason, log_sha256=log_sha256, log_href=log_href, agent_slug=agent_slug(job.agent),
-            catalog=load_catalog(), source=self.label).pages
+            catalog=load_catalog(), source=self.label, regrades=checked).pages, seen
 
-    def write(self, job: _Job) -> tuple[str, Written]:
-        """Render the bout and write its signed log and pages (only those whose bytes changed)."""
+    def write(self, job: _Job) -> Done:
+        """Render the bout and write its signed log, its regrade records (kept as stored, beside the
+        log) and pages (only those whose bytes changed)."""
         files = {f"logs/{job.bout_id}.bout.json": job.envelope}
-        files.update((rel, html.encode()) for rel, html in self.pages(job).items())
-        return job.bout_id, {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}
+        for rules, data in job.records:
+            rel = record_file(job.bout_id, rules)
+            if rel is not None:
+                files[rel] = data
+        pages, seen = self.pages(job)
+        files.update((rel, html.encode()) for rel, html in pages.items())
+        return job.bout_id, {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}, seen
 
 
 _WORKER: _Renderer | None = None
@@ -232,13 +246,13 @@ def _start_worker(key_paths: list[Path], label: str, out: Path) -> None:
     _WORKER = _Renderer(environment(), Keyring.from_paths(existing), load_periods(existing), label, out)
 
 
-def _write_in_worker(job: _Job) -> tuple[str, Written]:
+def _write_in_worker(job: _Job) -> Done:
     assert _WORKER is not None, "the pool's initializer sets the renderer"
     return _WORKER.write(job)
 
 
 def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[str, Any], out: Path,
-          processes: int) -> Iterator[tuple[str, Written]]:
+          processes: int) -> Iterator[Done]:
     """Render and write every job, on ``processes`` processes; a bounded window of envelopes in flight.
     A few bouts (a rebuild after a few new ones) are done here: starting workers would cost more."""
     first = list(itertools.islice(jobs_in, SERIAL_BELOW))
@@ -250,7 +264,7 @@ def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[
     context = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
     with ProcessPoolExecutor(processes, mp_context=context, initializer=_start_worker,
                              initargs=(source.key_paths, source.label, out)) as pool:
-        window: collections.deque[Future[tuple[str, Written]]] = collections.deque()
+        window: collections.deque[Future[Done]] = collections.deque()
         for job in itertools.chain(first, jobs_in):
             window.append(pool.submit(_write_in_worker, job))
             if len(window) >= 8 * processes:  # keeps every worker busy, and few envelopes held at once
@@ -259,52 +273,87 @@ def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[
             yield window.popleft().result()
 
 
-def _bout_key(envelope_sha256: str, r: SiteRow, salt: str) -> str:
+def _bout_key(envelope_sha256: str, r: SiteRow, salt: str, records: Iterable[tuple[str, bytes]] = ()) -> str:
     """What a bout's files are a function of: the exact bytes of its signed log (a changed byte
-    is a new key, so the log is checked again), its key id, the row fields its pages show, and
-    the templates, renderer and keys (``salt``)."""
-    return sha256_hex("|".join((envelope_sha256, r.key_id, r.agent, r.rules_version, r.task_version, salt)).encode())
+    is a new key, so the log is checked again), its key id, the row fields its pages show, the
+    templates, renderer and keys (``salt``), and the exact bytes of its regrade records, each
+    with the rules version it is filed under (a bout with none keys as it always has)."""
+    parts = [envelope_sha256, r.key_id, r.agent, r.rules_version, r.task_version, salt]
+    parts += [f"{rules}:{hashlib.sha256(data).hexdigest()}" for rules, data in records]
+    return sha256_hex("|".join(parts).encode())
+
+
+def _seen(entry: dict[str, Any]) -> list[Seen]:
+    """What a kept bout's records said when last checked, from the build state; a state that does not
+    read is no state (the caller renders the bout again)."""
+    return [Seen.from_json(d) for d in entry.get("regrades", [])]
 
 
 def _bouts(source: Source, rows: list[SiteRow], writer: _Writer, report: BuildReport,
-           progress: Callable[[int, int], None] | None, processes: int) -> None:
-    """Every bout's signed log and pages: each log is read and hashed; one whose hash, key id and
-    page inputs match the last build's keeps its files (they were made from these very bytes,
-    checked then); every other one is verified and rendered now."""
+           progress: Callable[[int, int], None] | None, processes: int) -> dict[str, list[Seen]]:
+    """Every bout's signed log, regrade records and pages: each log and record is read and hashed;
+    a bout whose hashes, key id and page inputs match the last build's keeps its files (they were
+    made from these very bytes, checked then); every other one is checked and rendered now.
+    Returns what the records of each bout with any said (`Seen`), for the diff pages.
+
+    Records are read in the batches the logs come in, one read per batch holding a regraded bout
+    (a site of 100,000 records would not fit in memory at once)."""
     ring, periods = source.keyring()
     salt = _fingerprint(ring, periods, source.label)
     by_id = {r.bout_id: r for r in rows}
+    regraded = source.regraded() & set(by_id)
     keys: dict[str, str] = {}
+    said: dict[str, list[Seen]] = {}
     seen = 0
+
+    def batches() -> Iterator[tuple[str, bytes, tuple[tuple[str, bytes], ...]]]:
+        stream = iter(source.envelopes(list(by_id)))
+        while batch := list(itertools.islice(stream, 200)):
+            wanted = [b for b, _ in batch if b in regraded]
+            records = source.records(wanted) if wanted else {}
+            for bout_id, envelope in batch:
+                yield bout_id, envelope, tuple(records.get(bout_id, ()))
 
     def todo() -> Iterator[_Job]:
         nonlocal seen
-        for bout_id, envelope in source.envelopes(list(by_id)):
+        for bout_id, envelope, records in batches():
             seen += 1
             r = by_id[bout_id]
-            key = keys[bout_id] = _bout_key(hashlib.sha256(envelope).hexdigest(), r, salt)
+            key = keys[bout_id] = _bout_key(hashlib.sha256(envelope).hexdigest(), r, salt, records)
             old = writer.old_bouts.get(bout_id)
             if (old is not None and old.get("key") == key
                     and all(f in writer.old_files and (writer.out / f).is_file() for f in old["files"])):
-                for f in old["files"]:
-                    writer.keep(f)
-                writer.bouts[bout_id] = old
-                if progress is not None:
-                    progress(seen, len(by_id))
-                continue
+                try:
+                    kept = _seen(old)
+                except (KeyError, TypeError, ValueError, IndexError):
+                    kept = None  # a build state this builder did not write: render the bout again
+                if kept is not None:
+                    for f in old["files"]:
+                        writer.keep(f)
+                    writer.bouts[bout_id] = old
+                    if kept:
+                        said[bout_id] = kept
+                    if progress is not None:
+                        progress(seen, len(by_id))
+                    continue
             yield _Job(bout_id, envelope, r.agent, r.rules_version, r.task_version,
-                       {f: writer.old_files[f] for f in (old or {}).get("files", []) if f in writer.old_files})
+                       {f: writer.old_files[f] for f in (old or {}).get("files", []) if f in writer.old_files},
+                       records)
 
-    for bout_id, written in _done(source, todo(), ring, periods, writer.out, processes):
+    for bout_id, written, checked in _done(source, todo(), ring, periods, writer.out, processes):
         for rel, (digest, size, wrote) in written.items():
             writer.record(rel, digest, size, wrote)
         writer.bouts[bout_id] = {"key": keys[bout_id], "files": list(written)}
+        if checked:
+            writer.bouts[bout_id]["regrades"] = [c.as_json() for c in checked]
+            said[bout_id] = checked
         report.bouts_rendered += 1
         if progress is not None:
             progress(seen, len(by_id))
     missing = set(by_id) - set(writer.bouts)
     if missing:
         raise SiteError(f"{len(missing)} bouts have no signed log in the source, e.g. {sorted(missing)[0]}")
+    return said
 
 
 def _size(n: int) -> str:
@@ -364,9 +413,9 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
         writer.write(rel, data)
     downloads = [{"name": rel.split("/", 1)[1], "href": rel, "size": _size(len(data)),
                   "what": _WHAT.get(rel.rsplit("/", 1)[-1], "")} for rel, data in sorted(files.items())]
-    _bouts(source, rows, writer, report, progress, jobs or cores())
+    said = _bouts(source, rows, writer, report, progress, jobs or cores())
     ctx = Context(env=env, catalog=load_catalog(), rows=rows, pending=source.pending(), source=source.label,
-                  downloads=downloads, dataset=bool(source.downloads))
+                  downloads=downloads, dataset=bool(source.downloads), regrades=said)
     _write_all(writer, all_pages(ctx))
     writer.finish()
     return report

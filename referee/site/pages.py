@@ -11,12 +11,13 @@ import functools
 import json
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment
 
 from catalog import Catalog, CatalogError
+from referee.site.diffpage import diff_values, find_diffs
 from referee.site.paths import (
     agent_slug,
     board_path,
@@ -28,13 +29,14 @@ from referee.site.paths import (
     pct,
     rules_path,
 )
+from referee.site.regradeview import Seen
 from referee.site.source import SiteRow
 from referee.store.boards import LeaderRow, Pending, counted, failure_modes, leaderboard
 from referee.store.fairplay import on_board
 
 __all__ = [
     "LIST_PAGE", "ROWS_CHUNK", "Context", "agent_pages", "all_pages", "board_pages", "catalogue_pages", "failure_pages",
-    "rules_pages", "runs_pages",
+    "regrade_pages", "rules_pages", "runs_pages",
 ]
 
 LIST_PAGE = 100
@@ -55,6 +57,8 @@ class Context:
     source: str
     downloads: list[dict[str, str]]
     dataset: bool
+    regrades: dict[str, list[Seen]] = field(default_factory=dict)
+    """What each regraded bout's records said, checked (`referee.site.regradeview`)."""
 
     def __post_init__(self) -> None:
         ranked = on_board(self.rows)  # practice and unsandboxed bouts keep their pages, not a rank
@@ -68,6 +72,7 @@ class Context:
         tvs = sorted({r.task_version for r in self.rows}, key=self._tv_order)
         self.versions = (f"Rules {', '.join(rvs) or self.catalog.current_rules_version} · "
                          f"{', '.join(tvs) or 'no bouts yet'}")
+        self.diffs = find_diffs(self.rows, self.regrades)
 
     def _tv_order(self, name: str) -> int:
         names = [tv.name for tv in self.catalog.task_versions]
@@ -141,9 +146,23 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
         yield ctx.page("board.html.j2", board_path(tv, rv), title=f"Leaderboard: Rules {rv} · {tv}",
                        versions=f"Rules {rv} · {tv}", section="boards", task_version=tv, rules_version=rv,
                        tv_date=date, rules_slug=rules_path(rv).split("/")[1][:-5], groups=groups,
-                       failure_href="../" + failure_path(tv, rv))
+                       failure_href="../" + failure_path(tv, rv), regraded=_diff_links(ctx, "../", key))
     yield ctx.page("index.html.j2", "index.html", title="Leaderboards", section="boards", boards=summaries,
-                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}))
+                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}), regraded=_diff_links(ctx, ""))
+
+
+def _diff_links(ctx: Context, root: str, key: Board | None = None) -> list[dict[str, Any]]:
+    """The diff pages (of a board's bouts, given ``key``), for the boards' pages to link."""
+    return [{"href": root + d.path, "season": d.season or "no season", "rules": d.rules, "moved": d.moved}
+            for d in ctx.diffs if key is None or key in d.boards]
+
+
+def regrade_pages(ctx: Context) -> Iterator[tuple[str, str]]:
+    """A page per season and rules version it was regraded to (`referee.site.diffpage`)."""
+    for d in ctx.diffs:
+        values = diff_values(d, ctx.pending)
+        yield ctx.page("diff.html.j2", d.path, title=f"Season {d.season or '(none)'} under rules {d.rules}",
+                       section="boards", **values)
 
 
 def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[tuple[str, SiteRow]]]:
@@ -360,6 +379,7 @@ def _options(values: Any) -> list[tuple[str, str]]:
 def all_pages(ctx: Context) -> Iterator[tuple[str, str]]:
     """Every page but the bouts' (see `referee.site.boutpage`)."""
     yield from board_pages(ctx)
+    yield from regrade_pages(ctx)
     yield from failure_pages(ctx)
     yield from catalogue_pages(ctx)
     yield from rules_pages(ctx)

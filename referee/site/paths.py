@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from catalog import CatalogError, load_catalog
 
 __all__ = [
-    "agent_slug", "board_path", "cell_path", "ci", "failure_path", "num", "paginate", "pct", "rules_path",
-    "tv_slug",
+    "agent_slug", "board_path", "cell_path", "ci", "diff_path", "failure_path", "num", "paginate", "pct",
+    "rules_path", "tv_slug",
 ]
 
 _T = TypeVar("_T")
@@ -47,6 +47,12 @@ def failure_path(task_version: str, rules_version: str) -> str:
 def cell_path(task_version: str, rules_version: str, agent: str, trap: str, page: int = 1) -> str:
     tail = "" if page == 1 else f"-{page}"
     return f"failure/{tv_slug(task_version)}--rules-{rules_version}/{agent_slug(agent)}--{trap}{tail}.html"
+
+
+def diff_path(season: str, rules_version: str) -> str:
+    """What ``rules_version`` moves in a season (ADR 0061); the season's name made a file name as
+    an agent's is (readable, and unique); bouts of no season are ``runs``."""
+    return f"regrades/{agent_slug(season or 'runs')}--rules-{rules_version}.html"
 
 
 def rules_path(rules_version: str) -> str:
