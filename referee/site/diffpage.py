@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.site.paths import agent_slug, ci, diff_path, num, pct
-from referee.site.regradeview import Seen
+from referee.site.regradeview import Seen, record_file
 from referee.site.source import SiteRow
 from referee.store.boards import LeaderRow, Pending, leaderboard
 from referee.store.columns import COLUMNS, light_row
@@ -48,14 +48,16 @@ class Diff:
 
 
 def find_diffs(rows: Sequence[SiteRow], regrades: dict[str, list[Seen]]) -> list[Diff]:
-    """A `Diff` per (season, rules version) with any record, verified or not; by season then rules."""
+    """A `Diff` per (season, rules version) with any record, verified or not; by season then rules.
+    A record filed under a rules name no arena writes names no page (its bout page shows it NOT VERIFIED)."""
     by_season: dict[str, list[SiteRow]] = defaultdict(list)
     for r in rows:
         by_season[r.season].append(r)
     found: dict[tuple[str, str], dict[str, Seen]] = defaultdict(dict)
     for r in rows:
         for s in regrades.get(r.bout_id, []):
-            found[(r.season, s.rules)][r.bout_id] = s
+            if record_file(r.bout_id, s.rules) is not None:
+                found[(r.season, s.rules)][r.bout_id] = s
     return [Diff(season, rules, diff_path(season, rules), by_season[season], seen)
             for (season, rules), seen in sorted(found.items())]
 

@@ -159,6 +159,13 @@ def test_a_record_changed_in_the_store_shows_not_verified_never_as_a_verdict(reg
         (borrowed,) = db.execute("SELECT record FROM regrade WHERE bout_id = ?", (other,)).fetchone()
     thief = next(b for b in moved if b not in (victim, other)) if len(moved) > 2 else moved[-1]
     _tamper(thief, bytes(borrowed))
+    # A good record filed under a rules name no arena writes (one that would lead out of the site).
+    cols = "bout_id, season, played_rules, log_sha256, status, passed, score_bp, traps_sprung, traps_avoided, " \
+           "moved, record_sha256, record"
+    with closing(sqlite3.connect(db_url().removeprefix("sqlite:///"))) as db:
+        db.execute(f"INSERT INTO regrade (rules_version, {cols}) SELECT '../../0.6', {cols} FROM regrade "
+                   "WHERE bout_id = ? AND rules_version = '0.6'", (other,))
+        db.commit()
 
     build_season(regraded)  # a rebuild over the last build: the changed bytes are checked again
     for bout_id, why in ((victim, "signature"), (thief, "names another bout")):
@@ -170,6 +177,9 @@ def test_a_record_changed_in_the_store_shows_not_verified_never_as_a_verdict(reg
     assert victim not in table and thief not in table
     unverified = _text(_between(diff, '<h2 id="unverified"', "</ul>"))
     assert victim in unverified and thief in unverified
+    said = _text(_verdicts(regraded, other))
+    assert "NOT VERIFIED regrade record filed under Rules ../../0.6: filed under a rules version name no arena" in said
+    assert not (regraded.parent / "0.6.html").exists() and not list(regraded.parent.glob("*.regrade.json"))
 
 
 def test_a_record_that_needs_replay_says_so_with_its_reason(regraded: Path) -> None:
