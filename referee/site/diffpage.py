@@ -12,11 +12,11 @@ and `board_pairs` the CLI's diff uses), fed only what the records said once veri
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.site.paths import agent_slug, ci, diff_path, num, pct
+from referee.site.paths import agent_slug, ci, diff_path, num, paginate, pct
 from referee.site.regradeview import Seen, record_file
 from referee.site.source import SiteRow
 from referee.store.boards import LeaderRow, Pending, leaderboard
@@ -24,7 +24,10 @@ from referee.store.columns import COLUMNS, light_row
 from referee.store.fairplay import on_board
 from referee.store.regrades import board_pairs, judged_rows
 
-__all__ = ["Diff", "diff_values", "find_diffs"]
+__all__ = ["DIFF_PAGE", "Diff", "diff_pages", "diff_values", "find_diffs"]
+
+DIFF_PAGE = 200
+"""Bouts listed per diff page (about 120 KB of HTML): a season of 100,000 bouts regraded is many pages."""
 
 
 @dataclass(frozen=True)
@@ -144,3 +147,18 @@ def diff_values(d: Diff, pending: Sequence[Pending]) -> dict[str, Any]:
         "versions": f"Rules {', '.join(played_rules)} → {d.rules} · "
                     f"{', '.join(sorted({r.task_version for r in d.rows}))}",
     }
+
+
+def diff_pages(d: Diff, pending: Sequence[Pending]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The diff's pages (site path, template values): the first with the summary and the board, and
+    the bouts listed moved first, then those that need replay, then the records NOT VERIFIED, in
+    pages of `DIFF_PAGE`."""
+    values = diff_values(d, pending)
+    kinds = ("moved", "replay", "unverified")
+    listed = [(kind, item) for kind in kinds for item in values.pop(kind)]
+    counts = {kind: sum(k == kind for k, _ in listed) for kind in kinds}
+    for chunk, pager in paginate(listed, DIFF_PAGE, lambda n: diff_path(d.season, d.rules, n)):
+        n = pager["current"]
+        yield diff_path(d.season, d.rules, n), {
+            **values, **{kind: [item for k, item in chunk if k == kind] for kind in kinds}, "counts": counts,
+            "pager": pager, "first": n == 1, "first_href": diff_path(d.season, d.rules).rsplit("/", 1)[-1]}

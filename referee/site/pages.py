@@ -17,7 +17,7 @@ from typing import Any
 from jinja2 import Environment
 
 from catalog import Catalog, CatalogError
-from referee.site.diffpage import diff_values, find_diffs
+from referee.site.diffpage import diff_pages, find_diffs
 from referee.site.paths import (
     agent_slug,
     board_path,
@@ -160,9 +160,10 @@ def _diff_links(ctx: Context, root: str, key: Board | None = None) -> list[dict[
 def regrade_pages(ctx: Context) -> Iterator[tuple[str, str]]:
     """A page per season and rules version it was regraded to (`referee.site.diffpage`)."""
     for d in ctx.diffs:
-        values = diff_values(d, ctx.pending)
-        yield ctx.page("diff.html.j2", d.path, title=f"Season {d.season or '(none)'} under rules {d.rules}",
-                       section="boards", **values)
+        for path, values in diff_pages(d, ctx.pending):
+            page = "" if values["first"] else f", page {values['pager']['current']}"
+            yield ctx.page("diff.html.j2", path, title=f"Season {d.season or '(none)'} under rules {d.rules}{page}",
+                           section="boards", **values)
 
 
 def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[tuple[str, SiteRow]]]:

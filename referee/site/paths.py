@@ -49,10 +49,11 @@ def cell_path(task_version: str, rules_version: str, agent: str, trap: str, page
     return f"failure/{tv_slug(task_version)}--rules-{rules_version}/{agent_slug(agent)}--{trap}{tail}.html"
 
 
-def diff_path(season: str, rules_version: str) -> str:
+def diff_path(season: str, rules_version: str, page: int = 1) -> str:
     """What ``rules_version`` moves in a season (ADR 0061); the season's name made a file name as
     an agent's is (readable, and unique); bouts of no season are ``runs``."""
-    return f"regrades/{agent_slug(season or 'runs')}--rules-{rules_version}.html"
+    tail = "" if page == 1 else f"-{page}"
+    return f"regrades/{agent_slug(season or 'runs')}--rules-{rules_version}{tail}.html"
 
 
 def rules_path(rules_version: str) -> str:

@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
 from typer.testing import CliRunner
 
 from referee.canonical import canonical_bytes
@@ -223,3 +224,24 @@ def test_a_dataset_published_under_06_builds_the_same_verdicts_and_diff(regraded
                                                                                   if r.moved}
     assert (_text(_between((out / diff_path("s1", "0.6")).read_text(), '<h2 id="board"', "</table>"))
             == _text(_between((regraded / diff_path("s1", "0.6")).read_text(), '<h2 id="board"', "</table>")))
+
+
+def test_a_long_diff_is_split_into_pages_that_list_every_moved_bout_once(
+        regraded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = _records()
+    monkeypatch.setattr("referee.site.diffpage.DIFF_PAGE", 1)
+    build_season(regraded)
+    pages = sorted(regraded.glob(diff_path("s1", "0.6").removesuffix(".html") + "*.html"))
+    moved = {b for b, r in records.items() if r.moved}
+    assert len(pages) == len(moved) >= 1
+    listed: list[str] = []
+    for page in pages:
+        html = page.read_text()
+        links = _read(_between(html, '<table class="bouts" id="moved-bouts"', "</table>")).links
+        assert len(links) == 1
+        listed += [unquote(urlsplit(h).path).rsplit("/", 1)[-1].removesuffix(".html") for h in links]
+        assert ('<h2 id="board"' in html) == (page.name == Path(diff_path("s1", "0.6")).name)
+        for link in parse(page).links:
+            target = urlsplit(link).path
+            assert not target or (page.parent / unquote(target)).is_file(), link
+    assert sorted(listed) == sorted(moved)
