@@ -91,7 +91,7 @@ def _check(bout_id: str, log_sha256: str, rules: str, data: bytes, ring: Keyring
         return Seen(rules, sha, False, str(err) or type(err).__name__), None
     wrong = ("it names another bout" if record.bout_id != bout_id else
              f"it judges under rules {record.rules_version}, not {rules}" if record.rules_version != rules else
-             "this bout's signed log cannot be read" if not log_sha256 else
+             "this bout's signed log does not verify, so nothing ties the record to it" if not log_sha256 else
              "it names another log than this bout's signed log" if record.log_sha256 != log_sha256 else "")
     if wrong:
         return Seen(rules, sha, False, wrong), None
