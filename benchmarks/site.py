@@ -1,6 +1,7 @@
 """Print the site's build times for large synthetic stores (never asserted in tests).
 
     python benchmarks/site.py [10000 100000]   # ARENA_SITE_JOBS=1,2 (process counts), ARENA_SITE_FULL=10000
+                                               # ARENA_SITE_REGRADES=0.5: every bout also regraded to 0.5
 
 The store's rows are synthetic, their logs real: a pool of real signed bouts (oracle and
 naive on every job, Normal 1.0 and Hard v2, seed 1) is run once, and each synthetic row
@@ -17,6 +18,11 @@ with the bout pages' count is measured (the aggregate pages over every row), and
 build is EXTRAPOLATED as that plus the per-bout cost measured at the smaller size; the
 output says which figures are which. Wall time and CPU time (children included) are both
 printed: on a shared machine the CPU figure is the steadier one.
+
+With ARENA_SITE_REGRADES=X every synthetic bout also has a signed regrade record under rules X
+(ADR 0061): the pool's logs are regraded once and each record is copied to its synthetic bout
+and signed again, so each bout page verifies and shows a real record, and the site has a diff
+page per season.
 """
 
 from __future__ import annotations
@@ -38,11 +44,13 @@ from referee.site import BuildReport, StoreSource, build_site
 from referee.site.build import _Job, _Renderer, _Writer, environment
 from referee.site.pages import Context, all_pages
 from referee.store.home import keys_dir
+from referee.store.regrades import RegradeRow
 from referee.store.results import BoutRow, Store
 
 AGENTS = 8
 PROCESSES = [int(j) for j in (os.environ.get("ARENA_SITE_JOBS") or "1,2").split(",")]
 FULL = int(os.environ.get("ARENA_SITE_FULL") or 10_000)
+REGRADES = os.environ.get("ARENA_SITE_REGRADES") or ""
 
 
 def cpu() -> float:
@@ -83,12 +91,42 @@ def synthetic(path: Path, n: int, bouts: list[BoutRow], start: int = 0) -> list[
     return [r["bout_id"] for r in rows]
 
 
+def regraded(home: Path, path: Path, bouts: list[BoutRow], ids: list[str], start: int) -> None:
+    """A signed record under rules ``REGRADES`` for each of the synthetic bouts ``ids`` (numbered
+    from ``start``), made from its pool bout's record with the synthetic bout's identity."""
+    from referee.bout.regrade import regrade_log
+    from referee.log.regrades import sign_record
+    from referee.log.signing import Keyring
+    from referee.log.verify import verify_bytes
+    from referee.store.regrades import put_regrades
+
+    key = load_signing_key(keys_dir(home) / "arena.key", env={})
+    ring = Keyring.from_paths([keys_dir(home)])
+    made = []
+    for b in bouts:
+        check = verify_bytes(b.envelope, ring)
+        assert check.log is not None, check.reason
+        made.append(regrade_log(check.log, check.log_sha256, REGRADES, key.key_id))
+    signed = []
+    for n, bout_id in enumerate(ids, start):
+        record = made[n % len(made)].model_copy(update={
+            "bout_id": bout_id, "season": "bench", "agent": f"bench:agent-{n // 3 % AGENTS}",
+            "seed": 1 + n // (AGENTS * 3), "attempt": 1 + n % 3})
+        signed.append((record, sign_record(key, record)))
+    store = Store.sqlite(path)
+    try:
+        put_regrades(store, signed)
+    finally:
+        store.close()
+
+
 def forget(path: Path, bout_ids: list[str]) -> None:
     """Remove rows `synthetic` added, so the next process count starts from the same store."""
     store = Store.sqlite(path)
     try:
         with store.engine.begin() as conn:
             conn.execute(delete(BoutRow.__table__).where(BoutRow.__table__.c.bout_id.in_(bout_ids)))  # type: ignore
+            conn.execute(delete(RegradeRow.__table__).where(RegradeRow.__table__.c.bout_id.in_(bout_ids)))  # type: ignore
     finally:
         store.close()
 
@@ -166,7 +204,9 @@ def main(sizes: list[int]) -> None:
         measured: dict[int, tuple[float, float]] = {}
         for n in sizes:
             db = home / f"bench-{n}.db"
-            synthetic(db, n, bouts)
+            ids = synthetic(db, n, bouts)
+            if REGRADES:
+                regraded(home, db, bouts, ids, 0)
             if n > FULL:
                 wall, used, files = aggregates(home, db, home / f"agg-{n}")
                 print(f"{n:>7} bouts: aggregate pages (measured) {wall:8.1f} s wall, {used:8.1f} s CPU ({files} files)")
@@ -195,6 +235,8 @@ def main(sizes: list[int]) -> None:
                 wall, used, report = timed(home, db, out, jobs)
                 line(n, jobs, "rebuild, nothing new", wall, used, report)
                 new = synthetic(db, 10, bouts, start=n)
+                if REGRADES:
+                    regraded(home, db, bouts, new, n)
                 wall, used, report = timed(home, db, out, jobs)
                 line(n, jobs, "rebuild, 10 new bouts", wall, used, report)
                 forget(db, new)

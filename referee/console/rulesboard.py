@@ -18,7 +18,7 @@ from referee.log.signing import Keyring
 from referee.store.boards import LeaderRow, Pending, leaderboard
 from referee.store.columns import BoutColumns
 from referee.store.fairplay import on_board
-from referee.store.regrades import judged_rows, stored_regrades
+from referee.store.regrades import board_pairs, judged_rows, stored_regrades
 from referee.store.results import Store
 
 __all__ = ["board_diff", "rows_under"]
@@ -71,15 +71,12 @@ def board_diff(before: Sequence[LeaderRow], after_rows: Sequence[BoutColumns], a
                records: dict[str, RegradeRecord]) -> dict[str, Any]:
     """The bouts whose verdict moved and each board row's figures under the played rules and the new."""
     after = leaderboard(after_rows, after_pending)
-    keys = list(dict.fromkeys([(r.agent, r.task_version) for r in before] + [(r.agent, r.task_version) for r in after]))
-    first = {(r.agent, r.task_version): r for r in reversed(before)}
-    second = {(r.agent, r.task_version): r for r in after}
     moved = [{"bout_id": r.bout_id, "agent": r.agent, "job": r.job, "task_version": r.task_version, "seed": r.seed,
               "attempt": r.attempt, "played_rules": r.played_rules, "rules_version": r.rules_version,
               "status": r.status, "passed": [r.played.passed, None if r.judged is None else r.judged.passed],
               "score_bp": [r.played.score_bp, None if r.judged is None else r.judged.score_bp],
               "traps": [t.model_dump() for t in (r.changes.traps if r.changes else [])]}
              for r in sorted(records.values(), key=lambda x: x.bout_id) if r.moved or r.status == "needs_replay"]
-    return {"moved": moved, "board": [{"agent": a, "task_version": tv, "before": _figures(first.get((a, tv))),
-                                       "after": _figures(second.get((a, tv)))} for a, tv in keys],
+    return {"moved": moved, "board": [{"agent": a, "task_version": tv, "before": _figures(b), "after": _figures(f)}
+                                      for a, tv, b, f in board_pairs(before, after)],
             "after": after}

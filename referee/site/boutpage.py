@@ -22,6 +22,8 @@ from catalog import Catalog, CatalogError
 from referee.bout.reasons import reasons
 from referee.bout.scoring import FULL, weighted_base_bp
 from referee.log.events import AgentError, BodyEvent, CapReached, Header, ModelTurn, Pause, Result, Resume, ToolEvent
+from referee.log.regrades import RegradeRecord
+from referee.site.regradeview import Seen, verdict_views
 
 __all__ = ["PART_BYTES", "BoutPages", "fold", "render_bout"]
 
@@ -132,8 +134,11 @@ def _fail_reasons(r: Result) -> list[str]:
 
 def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequence[BodyEvent], result: Result | None,
                 verified: bool, reason: str, log_sha256: str, log_href: str | None, agent_slug: str,
-                catalog: Catalog, source: str, paused: str = "") -> BoutPages:
-    """The bout's pages, under ``bouts/``: ``<page_id>.html`` then ``<page_id>-p2.html`` and on."""
+                catalog: Catalog, source: str, paused: str = "",
+                regrades: Sequence[tuple[Seen, RegradeRecord | None]] = ()) -> BoutPages:
+    """The bout's pages, under ``bouts/``: ``<page_id>.html`` then ``<page_id>-p2.html`` and on;
+    ``regrades`` the bout's regrade records, checked (`referee.site.regradeview`), shown beside
+    the verdict it was played to."""
     bid = page_id  # the row's id: the same as the log's own in every real store
     by_event: dict[int, list[dict[str, Any]]] = {}
     findings = []
@@ -165,9 +170,13 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
 
     call_seq = {e.data.call: e.seq for e in body if isinstance(e, ToolEvent)}
     label = {e.seq: f"call {e.data.call}" if isinstance(e, ToolEvent) else f"event {e.seq}" for e in body}
-    for item in findings:
-        seqs = [s for s in item["events"] if s in where] or [call_seq[c] for c in item["calls"] if c in call_seq]
-        item["links"] = [(label[s], f"{href(where[s])}#e{s}") for s in seqs]
+
+    def links(events: Sequence[int], calls: Sequence[int]) -> list[tuple[str, str]]:
+        seqs = [s for s in events if s in where] or [call_seq[c] for c in calls if c in call_seq]
+        return [(label[s], f"{href(where[s])}#e{s}") for s in seqs]
+
+    for f, item in zip(result.findings if result else [], findings, strict=True):
+        item["links"] = links(f.events, f.calls)
     part_links = [(n, href(n)) for n in range(1, len(parts) + 1)]
     why = reasons(body, result)
     why_traps = [(t, None if t.seq is None or t.seq not in where else f"{href(where[t.seq])}#e{t.seq}")
@@ -184,7 +193,7 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
         "fail_reasons": _fail_reasons(result) if result else [], "paused_reason": paused,
         "so_far": f"{turns} turns and {calls} tool calls",
         "versions": f"Rules {header.rules_version} · {header.task_version}",
-        "why": why, "why_traps": why_traps,
+        "why": why, "why_traps": why_traps, "regrades": verdict_views(regrades, bid, links),
     }
     page_t = env.get_template("bout.html.j2")
     pages = {}

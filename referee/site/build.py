@@ -39,6 +39,7 @@ from referee.log.signing import Keyring
 from referee.site.boutpage import fold, render_bout
 from referee.site.pages import Context, all_pages
 from referee.site.paths import agent_slug
+from referee.site.regradeview import Seen, check_records, record_file
 from referee.site.source import SiteRow, Source
 from referee.store.agreement import RowCheck, check_row, open_log
 from referee.store.columns import COLUMNS, light_row
@@ -137,7 +138,7 @@ def _fingerprint(ring: Keyring, periods: dict[str, Any], source: str) -> str:
     to its log, the keys."""
     h = hashlib.sha256()
     for path in [*sorted((_HERE / "templates").glob("*.j2")), _HERE / "boutpage.py", _HERE / "build.py",
-                 _HERE / "paths.py", _HERE.parent / "store" / "agreement.py"]:
+                 _HERE / "paths.py", _HERE / "regradeview.py", _HERE.parent / "store" / "agreement.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(json.dumps([list(ring), sorted((k, p.start, p.end) for k, p in periods.items()), source]).encode())
     return h.hexdigest()
@@ -145,8 +146,9 @@ def _fingerprint(ring: Keyring, periods: dict[str, Any], source: str) -> str:
 
 @dataclass(frozen=True)
 class _Job:
-    """One bout to (re)render: its envelope, the row fields its pages show, and the SHA-256
-    each of its files had in the last build (so an identical page is not rewritten)."""
+    """One bout to (re)render: its envelope, the row fields its pages show, the SHA-256 each of
+    its files had in the last build (so an identical page is not rewritten), and its regrade
+    records as the source files them (rules version, signed bytes)."""
 
     bout_id: str
     envelope: bytes
@@ -156,6 +158,7 @@ class _Job:
     old: dict[str, str]
     row: tuple[Any, ...] = ()
     """The row's columns (`COLUMNS` order), held to its log as the page is made (ADR 0060)."""
+    records: tuple[tuple[str, bytes], ...] = ()
 
 
 Written = dict[str, tuple[str, int, bool]]
@@ -163,6 +166,9 @@ Written = dict[str, tuple[str, int, bool]]
 Flag = tuple[str, list[Any] | None]
 """Why a bout's row is not what its signed log says, and the row as the log states it (its
 columns in `COLUMNS` order; None when there is no log to read); kept in the build state."""
+Done = tuple[str, Written, Flag | None, list[Seen]]
+"""One bout rendered: its id, its files, its row's flag if any, and what each of its regrade
+records said when checked."""
 
 
 def _put(out: Path, rel: str, data: bytes, old: str | None) -> tuple[str, int, bool]:
@@ -186,37 +192,46 @@ class _Renderer:
     label: str
     out: Path
 
-    def pages(self, job: _Job) -> tuple[dict[str, str], RowCheck]:
-        """The bout's pages (site path -> HTML), from its envelope checked now, and its row held
-        to its log."""
+    def pages(self, job: _Job) -> tuple[dict[str, str], RowCheck, list[Seen]]:
+        """The bout's pages (site path -> HTML), from its envelope and records checked now, its row
+        held to its log, and what each record said (a record is a verdict only if it verifies and
+        names this very log)."""
         bout_id = job.bout_id
         log_href = f"../logs/{bout_id}.bout.json"
         signed = open_log(job.envelope, self.ring, self.periods)
         log, verified, reason = signed.log, signed.check.log is not None, signed.check.reason
         agreement = check_row(dict(zip(COLUMNS, job.row, strict=True)), signed)
+        checked = check_records(bout_id, signed.log_sha256 if verified else "", job.records, self.ring)
+        seen = [s for s, _ in checked]
         if log is None:
             return {f"bouts/{bout_id}.html": self.env.get_template("broken.html.j2").render(
                 root="../", source=self.label, title=f"Bout {bout_id}", heading=None, section="runs",
                 versions=f"Rules {job.rules_version} · {job.task_version}", reason=reason, log_href=log_href,
-                bout_id=bout_id)}, agreement
+                bout_id=bout_id)}, agreement, seen
         start, end = log.typed[0], log.typed[-1]
         assert isinstance(start, HeaderEvent) and isinstance(end, ResultEvent)  # parse_log guarantees both
         return render_bout(
             self.env, page_id=bout_id, header=start.data, body=log.body, result=end.data, verified=verified,
             reason=reason, log_sha256=signed.log_sha256, log_href=log_href, agent_slug=agent_slug(job.agent),
-            catalog=load_catalog(), source=self.label).pages, agreement
+            catalog=load_catalog(), source=self.label, regrades=checked).pages, agreement, seen
 
-    def write(self, job: _Job) -> tuple[str, Written, Flag | None]:
-        """Render the bout and write its signed log and pages (only those whose bytes changed);
-        with why its row is flagged, and the row as its log states it, if it is."""
-        pages, agreement = self.pages(job)
+    def write(self, job: _Job) -> Done:
+        """Render the bout and write its signed log, its regrade records (kept as stored, beside the
+        log) and pages (only those whose bytes changed); with why its row is flagged, and the row as
+        its log states it, if it is."""
         files = {f"logs/{job.bout_id}.bout.json": job.envelope}
+        for rules, data in job.records:
+            rel = record_file(job.bout_id, rules)
+            if rel is not None:
+                files[rel] = data
+        pages, agreement, seen = self.pages(job)
         files.update((rel, html.encode()) for rel, html in pages.items())
         flag = None
         if agreement.flagged:
             figures = agreement.figures
             flag = (agreement.problem(), None if figures is None else [figures[c] for c in COLUMNS])
-        return job.bout_id, {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}, flag
+        written = {rel: _put(self.out, rel, data, job.old.get(rel)) for rel, data in files.items()}
+        return job.bout_id, written, flag, seen
 
 
 _WORKER: _Renderer | None = None
@@ -228,13 +243,13 @@ def _start_worker(key_paths: list[Path], label: str, out: Path) -> None:
     _WORKER = _Renderer(environment(), Keyring.from_paths(existing), load_periods(existing), label, out)
 
 
-def _write_in_worker(job: _Job) -> tuple[str, Written, Flag | None]:
+def _write_in_worker(job: _Job) -> Done:
     assert _WORKER is not None, "the pool's initializer sets the renderer"
     return _WORKER.write(job)
 
 
 def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[str, Any], out: Path,
-          processes: int) -> Iterator[tuple[str, Written, Flag | None]]:
+          processes: int) -> Iterator[Done]:
     """Render and write every job, on ``processes`` processes; a bounded window of envelopes in flight.
     A few bouts (a rebuild after a few new ones) are done here: starting workers would cost more."""
     first = list(itertools.islice(jobs_in, SERIAL_BELOW))
@@ -246,7 +261,7 @@ def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[
     context = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
     with ProcessPoolExecutor(processes, mp_context=context, initializer=_start_worker,
                              initargs=(source.key_paths, source.label, out)) as pool:
-        window: collections.deque[Future[tuple[str, Written, Flag | None]]] = collections.deque()
+        window: collections.deque[Future[Done]] = collections.deque()
         for job in itertools.chain(first, jobs_in):
             window.append(pool.submit(_write_in_worker, job))
             if len(window) >= 8 * processes:  # keeps every worker busy, and few envelopes held at once
@@ -255,58 +270,92 @@ def _done(source: Source, jobs_in: Iterator[_Job], ring: Keyring, periods: dict[
             yield window.popleft().result()
 
 
-def _bout_key(envelope_sha256: str, r: SiteRow, salt: str) -> str:
+def _bout_key(envelope_sha256: str, r: SiteRow, salt: str, records: Iterable[tuple[str, bytes]] = ()) -> str:
     """What a bout's files and its row's check are a function of: the exact bytes of its signed
     log (a changed byte is a new key, so the log is checked again), every column of its row (a
-    changed figure is held to the log again, ADR 0060), and the templates, renderer and keys
-    (``salt``)."""
+    changed figure is held to the log again, ADR 0060), the templates, renderer and keys
+    (``salt``), and the exact bytes of its regrade records, each with the rules version it is
+    filed under (a bout with none keys as it always has)."""
     row = json.dumps([getattr(r, c) for c in COLUMNS], separators=(",", ":"))
-    return sha256_hex("|".join((envelope_sha256, row, salt)).encode())
+    parts = [envelope_sha256, row, salt, *(f"{rules}:{hashlib.sha256(data).hexdigest()}" for rules, data in records)]
+    return sha256_hex("|".join(parts).encode())
+
+
+def _seen(entry: dict[str, Any]) -> list[Seen]:
+    """What a kept bout's records said when last checked, from the build state; a state that does not
+    read is no state (the caller renders the bout again)."""
+    return [Seen.from_json(d) for d in entry.get("regrades", [])]
 
 
 def _bouts(source: Source, rows: list[SiteRow], writer: _Writer, report: BuildReport,
-           progress: Callable[[int, int], None] | None, processes: int) -> dict[str, Flag]:
-    """Every bout's signed log and pages: each log is read and hashed; one whose hash and row
-    match the last build's keeps its files and its row's check (made from these very bytes and
-    this very row, checked then); every other one is verified, held to its row and rendered now.
-    Returns the bouts whose rows are not what their logs say (ADR 0060)."""
+           progress: Callable[[int, int], None] | None, processes: int
+           ) -> tuple[dict[str, Flag], dict[str, list[Seen]]]:
+    """Every bout's signed log, regrade records and pages: each log and record is read and hashed;
+    a bout whose hashes and row match the last build's keeps its files and its row's check (made
+    from these very bytes and this very row, checked then); every other one is verified, held to
+    its row and rendered now. Returns the bouts whose rows are not what their logs say (ADR 0060),
+    and what the records of each bout with any said (`Seen`), for the diff pages.
+
+    Records are read in the batches the logs come in, one read per batch holding a regraded bout
+    (a site of 100,000 records would not fit in memory at once)."""
     ring, periods = source.keyring()
     salt = _fingerprint(ring, periods, source.label)
     by_id = {r.bout_id: r for r in rows}
+    regraded = source.regraded() & set(by_id)
     keys: dict[str, str] = {}
+    said: dict[str, list[Seen]] = {}
     seen = 0
+
+    def batches() -> Iterator[tuple[str, bytes, tuple[tuple[str, bytes], ...]]]:
+        stream = iter(source.envelopes(list(by_id)))
+        while batch := list(itertools.islice(stream, 200)):
+            wanted = [b for b, _ in batch if b in regraded]
+            records = source.records(wanted) if wanted else {}
+            for bout_id, envelope in batch:
+                yield bout_id, envelope, tuple(records.get(bout_id, ()))
 
     def todo() -> Iterator[_Job]:
         nonlocal seen
-        for bout_id, envelope in source.envelopes(list(by_id)):
+        for bout_id, envelope, records in batches():
             seen += 1
             r = by_id[bout_id]
-            key = keys[bout_id] = _bout_key(hashlib.sha256(envelope).hexdigest(), r, salt)
+            key = keys[bout_id] = _bout_key(hashlib.sha256(envelope).hexdigest(), r, salt, records)
             old = writer.old_bouts.get(bout_id)
             if (old is not None and old.get("key") == key
                     and all(f in writer.old_files and (writer.out / f).is_file() for f in old["files"])):
-                for f in old["files"]:
-                    writer.keep(f)
-                writer.bouts[bout_id] = old
-                if progress is not None:
-                    progress(seen, len(by_id))
-                continue
+                try:
+                    kept = _seen(old)
+                except (KeyError, TypeError, ValueError, IndexError):
+                    kept = None  # a build state this builder did not write: render the bout again
+                if kept is not None:
+                    for f in old["files"]:
+                        writer.keep(f)
+                    writer.bouts[bout_id] = old
+                    if kept:
+                        said[bout_id] = kept
+                    if progress is not None:
+                        progress(seen, len(by_id))
+                    continue
             yield _Job(bout_id, envelope, r.agent, r.rules_version, r.task_version,
                        {f: writer.old_files[f] for f in (old or {}).get("files", []) if f in writer.old_files},
-                       tuple(getattr(r, c) for c in COLUMNS))
+                       tuple(getattr(r, c) for c in COLUMNS), records)
 
-    for bout_id, written, flag in _done(source, todo(), ring, periods, writer.out, processes):
+    for bout_id, written, flag, checked in _done(source, todo(), ring, periods, writer.out, processes):
         for rel, (digest, size, wrote) in written.items():
             writer.record(rel, digest, size, wrote)
         writer.bouts[bout_id] = {"key": keys[bout_id], "files": list(written),
                                  **({} if flag is None else {"flag": list(flag)})}
+        if checked:
+            writer.bouts[bout_id]["regrades"] = [c.as_json() for c in checked]
+            said[bout_id] = checked
         report.bouts_rendered += 1
         if progress is not None:
             progress(seen, len(by_id))
     missing = set(by_id) - set(writer.bouts)
     if missing:
         raise SiteError(f"{len(missing)} bouts have no signed log in the source, e.g. {sorted(missing)[0]}")
-    return {b: (str(entry["flag"][0]), entry["flag"][1]) for b, entry in writer.bouts.items() if "flag" in entry}
+    flagged = {b: (str(entry["flag"][0]), entry["flag"][1]) for b, entry in writer.bouts.items() if "flag" in entry}
+    return flagged, said
 
 
 def _size(n: int) -> str:
@@ -361,7 +410,7 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
         files[f"keys/{path.name}"] = path.read_bytes()
     if source.downloads:
         files.update({f"downloads/{name}": path.read_bytes() for name, path in source.downloads.items()})
-    flagged = _bouts(source, rows, writer, report, progress, jobs or cores())
+    flagged, said = _bouts(source, rows, writer, report, progress, jobs or cores())
     rows = _as_logged(rows, flagged)
     if not source.downloads:
         files.update(_store_downloads(rows))
@@ -371,7 +420,7 @@ def build_site(source: Source, out: Path, *, progress: Callable[[int, int], None
                   "what": _WHAT.get(rel.rsplit("/", 1)[-1], "")} for rel, data in sorted(files.items())]
     ctx = Context(env=env, catalog=load_catalog(), rows=rows, pending=source.pending(), source=source.label,
                   downloads=downloads, dataset=bool(source.downloads), requested=tuple(compare),
-                  flagged={b: problem for b, (problem, _) in flagged.items()})
+                  flagged={b: problem for b, (problem, _) in flagged.items()}, regrades=said)
     _write_all(writer, all_pages(ctx))
     writer.finish()
     return report

@@ -11,6 +11,8 @@ from typing import Any
 from jinja2 import Environment
 
 from catalog import Catalog
+from referee.site.diffpage import find_diffs
+from referee.site.regradeview import Seen
 from referee.site.source import SiteRow
 from referee.store.boards import LeaderRow, Pending, counted, leaderboard
 from referee.store.fairplay import on_board
@@ -33,6 +35,8 @@ class Context:
     requested: Sequence[tuple[str, str]] = ()
     """Pairs of agents the builder was asked to compare, besides the top of each board
     (`referee.site.compare`)."""
+    regrades: dict[str, list[Seen]] = field(default_factory=dict)
+    """What each regraded bout's records said, checked (`referee.site.regradeview`)."""
     flagged: dict[str, str] = field(default_factory=dict)
     """Bout id -> why its row is not what its signed log says (ADR 0060): its figures are shown
     as the log states them, it keeps its page, and no board ranks it."""
@@ -53,6 +57,7 @@ class Context:
         tvs = sorted({r.task_version for r in self.rows}, key=self._tv_order)
         self.versions = (f"Rules {', '.join(rvs) or self.catalog.current_rules_version} · "
                          f"{', '.join(tvs) or 'no bouts yet'}")
+        self.diffs = find_diffs(self.rows, self.regrades)
 
     def _tv_order(self, name: str) -> int:
         names = [tv.name for tv in self.catalog.task_versions]

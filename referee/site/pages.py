@@ -19,6 +19,7 @@ from markupsafe import Markup
 from catalog import CatalogError
 from referee.site.compare import TOP, compare_pages, pair_links
 from referee.site.context import Board, Context
+from referee.site.diffpage import diff_pages
 from referee.site.paths import (
     agent_slug,
     board_path,
@@ -36,7 +37,7 @@ from referee.store.charts import TOP_TRAPS, board_chart, failure_chart, render_s
 
 __all__ = [
     "LIST_PAGE", "ROWS_CHUNK", "Context", "agent_pages", "all_pages", "board_pages", "catalogue_pages", "failure_pages",
-    "rules_pages", "runs_pages",
+    "regrade_pages", "rules_pages", "runs_pages",
 ]
 
 LIST_PAGE = 100
@@ -98,9 +99,26 @@ def board_pages(ctx: Context) -> Iterator[tuple[str, str]]:
                        versions=f"Rules {rv} · {tv}", section="boards", task_version=tv, rules_version=rv,
                        tv_date=date, rules_slug=rules_path(rv).split("/")[1][:-5], groups=groups, charts=charts,
                        failure_href="../" + failure_path(tv, rv), pairs=pair_links(ctx, key, "../"), top=TOP,
-                       requested=bool(ctx.requested), left_out_bouts=ctx.left_out(key))
+                       requested=bool(ctx.requested), left_out_bouts=ctx.left_out(key),
+                       regraded=_diff_links(ctx, "../", key))
     yield ctx.page("index.html.j2", "index.html", title="Leaderboards", section="boards", boards=summaries,
-                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}), left_out_bouts=ctx.left_out())
+                   total=len(ctx.rows), agents=len({r.agent for r in ctx.rows}), left_out_bouts=ctx.left_out(),
+                   regraded=_diff_links(ctx, ""))
+
+
+def _diff_links(ctx: Context, root: str, key: Board | None = None) -> list[dict[str, Any]]:
+    """The diff pages (of a board's bouts, given ``key``), for the boards' pages to link."""
+    return [{"href": root + d.path, "season": d.season or "no season", "rules": d.rules, "moved": d.moved}
+            for d in ctx.diffs if key is None or key in d.boards]
+
+
+def regrade_pages(ctx: Context) -> Iterator[tuple[str, str]]:
+    """A page per season and rules version it was regraded to (`referee.site.diffpage`)."""
+    for d in ctx.diffs:
+        for path, values in diff_pages(d, ctx.pending):
+            page = "" if values["first"] else f", page {values['pager']['current']}"
+            yield ctx.page("diff.html.j2", path, title=f"Season {d.season or '(none)'} under rules {d.rules}{page}",
+                           section="boards", **values)
 
 
 def _cells(ctx: Context, key: Board) -> dict[tuple[str, str], list[tuple[str, SiteRow]]]:
@@ -330,6 +348,7 @@ def _options(values: Any) -> list[tuple[str, str]]:
 def all_pages(ctx: Context) -> Iterator[tuple[str, str]]:
     """Every page but the bouts' (see `referee.site.boutpage`)."""
     yield from board_pages(ctx)
+    yield from regrade_pages(ctx)
     yield from failure_pages(ctx)
     yield from catalogue_pages(ctx)
     yield from rules_pages(ctx)

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from catalog import CatalogError, load_catalog
 
 __all__ = [
-    "agent_slug", "board_path", "cell_path", "ci", "failure_path", "num", "paginate", "pair_path", "pct",
+    "agent_slug", "board_path", "cell_path", "ci", "diff_path", "failure_path", "num", "paginate", "pair_path", "pct",
     "rules_path", "tv_slug",
 ]
 
@@ -54,6 +54,13 @@ def pair_path(task_version: str, rules_version: str, first: str, second: str, pa
     tail = "" if page == 1 else f"-{page}"
     board = f"{tv_slug(task_version)}--rules-{rules_version}"
     return f"compare/{board}/{agent_slug(first)}--{agent_slug(second)}{tail}.html"
+
+
+def diff_path(season: str, rules_version: str, page: int = 1) -> str:
+    """What ``rules_version`` moves in a season (ADR 0061); the season's name made a file name as
+    an agent's is (readable, and unique); bouts of no season are ``runs``."""
+    tail = "" if page == 1 else f"-{page}"
+    return f"regrades/{agent_slug(season or 'runs')}--rules-{rules_version}{tail}.html"
 
 
 def rules_path(rules_version: str) -> str:

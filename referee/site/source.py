@@ -2,8 +2,9 @@
 
 A source hands the builder light rows (no envelope: 100,000 signed logs do not fit in
 memory at once), the attempts still pending (for the boards' missing columns), the
-signed envelopes in batches when a bout page must be (re)rendered, the public keys to
-verify with and copy into the site, and the downloads it can offer.
+signed envelopes in batches when a bout page must be (re)rendered, the signed regrade
+records of those bouts (ADR 0061) in the same batches, the public keys to verify with and
+copy into the site, and the downloads it can offer.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sqlmodel import Session, col, select
 
 from referee.errors import SiteError, UsageError
 from referee.log.keys import Period, load_periods
@@ -47,6 +50,16 @@ class Source:
 
     def envelopes(self, bout_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         raise NotImplementedError
+
+    def regraded(self) -> set[str]:
+        """The bouts with a regrade record (of any rules version): one read for the whole site, so
+        a batch of bouts none of which was regraded costs no read of records at all."""
+        return set()
+
+    def records(self, bout_ids: Sequence[str]) -> dict[str, list[tuple[str, bytes]]]:
+        """The signed regrade records of ``bout_ids`` (a batch), as (the rules version the source
+        files it under, the envelope's exact bytes), by bout id; unverified: the builder checks them."""
+        return {}
 
     def close(self) -> None:
         """Release what the source holds open."""
@@ -89,6 +102,26 @@ class StoreSource(Source):
         for start in range(0, len(ids), 200):
             yield from self.store.envelopes(ids[start:start + 200]).items()
 
+    def regraded(self) -> set[str]:
+        from referee.store.regrades import RegradeRow
+
+        with Session(self.store.engine) as session:
+            return set(session.exec(select(RegradeRow.bout_id).distinct()))
+
+    def records(self, bout_ids: Sequence[str]) -> dict[str, list[tuple[str, bytes]]]:
+        from referee.store.regrades import RegradeRow
+
+        ids = list(bout_ids)
+        out: dict[str, list[tuple[str, bytes]]] = {}
+        for start in range(0, len(ids), 200):
+            query = (select(RegradeRow.bout_id, RegradeRow.rules_version, RegradeRow.record)
+                     .where(col(RegradeRow.bout_id).in_(ids[start:start + 200]))
+                     .order_by(RegradeRow.bout_id, RegradeRow.rules_version))
+            with Session(self.store.engine) as session:
+                for bout_id, rules, record in session.exec(query):
+                    out.setdefault(bout_id, []).append((rules, bytes(record)))
+        return out
+
     def close(self) -> None:
         self.store.close()
 
@@ -100,7 +133,8 @@ def _joined(value: Any) -> str:
 
 
 class DatasetSource(Source):
-    """A folder `arena season publish` wrote: ``data/bouts.jsonl`` and ``logs/<id>.bout.json``.
+    """A folder `arena season publish` wrote: ``data/bouts.jsonl`` and ``logs/<id>.bout.json``
+    (and, published under other rules, ``regrades/<id>.rules-<version>.regrade.json``).
 
     Raises:
         SiteError: the folder is not such a dataset.
@@ -116,6 +150,7 @@ class DatasetSource(Source):
             raise SiteError(f"{root} is not a published dataset (no data/bouts.jsonl)")
         super().__init__(label=f"dataset {root.name}", key_paths=key_paths)
         self.root = root
+        self._listed: dict[str, list[tuple[str, Path]]] | None = None
         self.downloads = {name: root / name for name in self._OFFERED if (root / name).is_file()}
         self.downloads.update({p.relative_to(root).as_posix(): p for p in sorted(root.glob("manifest*"))})
 
@@ -153,6 +188,32 @@ class DatasetSource(Source):
                 raise SiteError(str(err)) from None
             except OSError as err:
                 raise SiteError(f"cannot read {path}: {err.strerror or err}") from None
+
+    def _record_files(self) -> dict[str, list[tuple[str, Path]]]:
+        """``regrades/`` listed once: bout id -> (rules version, file), from the files' names."""
+        out: dict[str, list[tuple[str, Path]]] = {}
+        for path in sorted((self.root / "regrades").glob("*.rules-*.regrade.json")):
+            bout_id, _, rules = path.name.removesuffix(".regrade.json").rpartition(".rules-")
+            if BOUT_ID.ok(bout_id) and not path.is_symlink():
+                out.setdefault(bout_id, []).append((rules, path))
+        return out
+
+    def regraded(self) -> set[str]:
+        self._listed = self._record_files()
+        return set(self._listed)
+
+    def records(self, bout_ids: Sequence[str]) -> dict[str, list[tuple[str, bytes]]]:
+        if self._listed is None:
+            self._listed = self._record_files()
+        files = self._listed
+        out: dict[str, list[tuple[str, bytes]]] = {}
+        for bout_id in bout_ids:
+            for rules, path in files.get(bout_id, []):
+                try:
+                    out.setdefault(bout_id, []).append((rules, path.read_bytes()))
+                except OSError as err:
+                    raise SiteError(f"cannot read {path}: {err.strerror or err}") from None
+        return out
 
 
 def open_source(db: str | None = None, season: str | None = None, dataset: Path | None = None,

@@ -10,17 +10,37 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from sqlalchemy import LargeBinary
 from sqlmodel import Column, Field, Session, select
 
 from referee.canonical import sha256_hex
 from referee.log.regrades import RegradeRecord
-from referee.store.boards import Pending
+from referee.store.boards import LeaderRow, Pending
 from referee.store.columns import COLUMNS, BoutColumns, light_row
 from referee.store.results import Store, StoreBase
 
-__all__ = ["RegradeRow", "judged_rows", "put_regrades", "stored_regrades"]
+__all__ = ["JudgedColumns", "RegradeRow", "board_pairs", "judged_rows", "put_regrades", "stored_regrades"]
+
+
+class JudgedColumns(Protocol):
+    """What a board reads of a bout judged again: a store row, or what a site read from a verified record."""
+
+    @property
+    def bout_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def log_sha256(self) -> str: ...
+    @property
+    def passed(self) -> bool | None: ...
+    @property
+    def score_bp(self) -> int | None: ...
+    @property
+    def traps_sprung(self) -> str: ...
+    @property
+    def traps_avoided(self) -> str: ...
 
 
 class RegradeRow(StoreBase, table=True):
@@ -84,7 +104,7 @@ def stored_regrades(store: Store, rules_version: str, season: str | None = None)
         return list(session.exec(query.order_by(RegradeRow.bout_id)))
 
 
-def judged_rows(rows: Sequence[BoutColumns], pending: Sequence[Pending], regrades: Iterable[RegradeRow],
+def judged_rows(rows: Sequence[BoutColumns], pending: Sequence[Pending], regrades: Iterable[JudgedColumns],
                 rules_version: str) -> tuple[list[BoutColumns], list[Pending]]:
     """Rows and missing attempts as the boards see them under ``rules_version``: a regraded bout
     carries its new verdict, a bout played under those rules its own, and a bout that needs
@@ -104,3 +124,15 @@ def judged_rows(rows: Sequence[BoutColumns], pending: Sequence[Pending], regrade
                           traps_sprung=found.traps_sprung, traps_avoided=found.traps_avoided)
         out.append(light_row(**values))
     return out, missing
+
+
+def board_pairs(before: Sequence[LeaderRow],
+                after: Sequence[LeaderRow]) -> list[tuple[str, str, LeaderRow | None, LeaderRow | None]]:
+    """Each (agent, task version) of two boards with its row on each (None where it has none),
+    in the order the boards list them: the change a rules version makes to a board, which the
+    CLI's diff prints and the site's diff page shows. Where the board before holds several rows
+    for one agent and task version (several rules versions), the first is the one compared."""
+    keys = list(dict.fromkeys([(r.agent, r.task_version) for r in before] + [(r.agent, r.task_version) for r in after]))
+    first = {(r.agent, r.task_version): r for r in reversed(before)}
+    second = {(r.agent, r.task_version): r for r in after}
+    return [(agent, tv, first.get((agent, tv)), second.get((agent, tv))) for agent, tv in keys]

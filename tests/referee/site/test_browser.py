@@ -394,3 +394,32 @@ def test_a_pair_page_lists_a_differing_variant_with_links_to_both_bouts(
     links[0].click()
     assert urlsplit(driver.current_url).path.endswith(PAIR)
     assert _errors(driver) == []
+
+
+def test_a_regraded_bout_page_and_its_diff_page_pass_axe_core_and_fit_a_phone(
+        driver: Any, regraded: Path, artefacts: Path, screens: dict[str, tuple[int, int]]) -> None:
+    from axe_selenium_python import Axe
+
+    from referee.site.paths import diff_path
+
+    moved = next(p for p in sorted((regraded / "bouts").glob("*.html"))
+                 if "Regraded to Rules 0.6" in p.read_text() and "verdict unchanged" not in p.read_text())
+    pages = {"regraded-bout": moved, "diff": regraded / diff_path("s1", "0.6")}
+    found: dict[str, Any] = {}
+    for name, path in pages.items():
+        driver.get(path.resolve().as_uri())
+        axe = Axe(driver)
+        axe.inject()
+        result = axe.run()
+        if result["violations"]:
+            found[name] = axe.report(result["violations"])
+        for screen, (width, height) in screens.items():
+            driver.set_window_size(width, height)
+            driver.get(path.resolve().as_uri())
+            seen = driver.execute_script(_OVERFLOW)
+            driver.save_screenshot(str(artefacts / f"{name}-{screen}.png"))
+            if seen["tables"] or seen["page"] > 0:
+                found[f"{name} at {width}px"] = seen
+        driver.set_window_size(1280, 1000)
+        assert _errors(driver) == []
+    assert found == {}, found
