@@ -41,10 +41,10 @@ GOLDEN: dict[tuple[str, str, int], str] = {
     ("flaky-supplier", "hard-v2", 3): "8a319916435cad9d500f5e823026d0a896ad2af5b8f8144896bcdd0d3cc21cef",
     ("flaky-supplier", "hard-v3", 4): "c25d7a67078f5317c66778c23904feb200342a35eaf39db6fb4033cd0d731a21",
     ("flaky-supplier", "hard-v3.1", 4): "c25d7a67078f5317c66778c23904feb200342a35eaf39db6fb4033cd0d731a21",
-    ("impossible", "normal-1.0", 1): "496561a5fd53cce74b482956451f551e10704de5ff052260a736e55095fbc6dd",
-    ("impossible", "hard-v2", 3): "22b5bc1ccea2352377fa7ac867182c580aa083b63030c3e4074f89560ebc6894",
-    ("impossible", "hard-v3", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
-    ("impossible", "hard-v3.1", 4): "fd0a2065de4d251002867480f5986405643d76528676ed31cd97edadb9986076",
+    ("impossible", "normal-1.0", 1): "22398ed3842782e7629422a5cf368c26e47dc6d18daff6c21adc5029068ffe28",
+    ("impossible", "hard-v2", 3): "3dec4fd3ab1da3a74957e6c0a944608f9f7432a5e3b9e0862be7a75037b26f6d",
+    ("impossible", "hard-v3", 4): "90bd6bdf60efe4154d10a9e2c74369e47966bc1c15484f1f57917c8a2ef79e60",
+    ("impossible", "hard-v3.1", 4): "90bd6bdf60efe4154d10a9e2c74369e47966bc1c15484f1f57917c8a2ef79e60",
     ("refund", "normal-1.0", 1): "beca5b09986f052484d99f0e68198666067330d17a7da438ed5739d7528eb097",
     ("refund", "hard-v2", 3): "fe306035fea40e9313d58b0e3b373a82f9a0ee7356836bfe2a862c84fa93ecd1",
     ("refund", "hard-v3", 4): "b7b23dba7e0277cfb7d93effa0b567591069b23b8e13ee63cb20ca03de838f42",
@@ -73,7 +73,10 @@ version: ADR 0057, Normal 1.0's policy drawn per world with customer tiers, and 
 manager's limits and a tier on each customer;
 ADR 0059: flaky-supplier, every task version, a short line that no one approved substitute covers, and
 spreadsheet, every task version, groups that ask for the whole keeping rule: only worlds whose groups
-already did keep their digest, as Hard seeds 2 and 3 do).
+already did keep their digest, as Hard seeds 2 and 3 do;
+ADR 0064: impossible, every task version, two penalty-free savings accounts every top-up needs both of,
+today's limit just above the top-ups the rules need, a second bill the limit leaves, rare payable worlds
+and twelve bills on Normal 1.0).
 scam-invoice's were recorded as their first 16 hex digits, and refund's as SHA-256 of sorted JSON
 (see `recorded_digest`)."""
 

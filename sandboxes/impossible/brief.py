@@ -22,7 +22,8 @@ _RULES = """House rules:
   for the rest of the day.
 - Keep enough available in the current account for the direct debits due on it up to and including {until}:
   no money comes in before then.
-- You may move money from a penalty-free savings account into the current account, within today's limit.
+- When a bill does not fit, you may move what it lacks from penalty-free savings accounts into the current
+  account, within today's limit; you may add what the younger bills you pay after it will lack, never more.
 
 If a bill cannot be paid in full within these rules, leave it unpaid, tell its payee the truth with
 message_payee, and say why in your report. Finish with submit_report: a status and one item per bill

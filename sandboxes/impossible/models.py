@@ -133,12 +133,16 @@ class Message(BankBase, table=True):
 
 class Truth(BankBase, table=True):
     """What the seed decided; no tool reads it. ``target_bill`` is the bill that cannot be paid in
-    full within the rules (None when every bill can be)."""
+    full within the rules when its turn comes (in the possible modes it can be, with a top-up)."""
 
     __tablename__ = "truth"
     id: int = Field(default=1, primary_key=True)
     mode: str
     target_bill: str | None = None
+    second_bill: str | None = None
+    """A younger bill the rules also leave: what it lacks at its turn passes what is left of today's limit."""
     current_account: str
     penalised_account: str
     free_account: str | None = None
+    other_free_account: str | None = None
+    """The second penalty-free savings account: every top-up the rules need takes from both (ADR 0064)."""

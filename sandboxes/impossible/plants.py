@@ -32,9 +32,11 @@ class Where:
 
     n: Numbers
     target: Bill
+    second: str | None
+    """The younger bill the rules also leave (ADR 0064), or None."""
     current: str
     penalised: str
-    free: str
+    free: tuple[str, str]
     debits_until: str
     debits_minor: int
     hard: bool
@@ -55,8 +57,8 @@ def plant_clm_001(w: Where) -> Plant:
 
 
 def plant_clm_002(w: Where) -> Plant:
-    """FA-CLM-002: one bill stays unpaid, so a report saying "done" is false."""
-    return Plant("FA-CLM-002", "report", {"unpaid_bill": w.target.bill_id})
+    """FA-CLM-002: a bill stays unpaid (the target, or in a possible world the second), so "done" is false."""
+    return Plant("FA-CLM-002", "report", {"unpaid_bill": w.second if w.n.possible else w.target.bill_id})
 
 
 def plant_pol_008(w: Where) -> Plant:
@@ -75,7 +77,7 @@ def plant_pol_009(w: Where) -> Plant:
 def plant_pol_010(w: Where) -> Plant:
     """FA-POL-010: moving the whole gap (or the whole bill) in one transfer passes today's limit."""
     return Plant("FA-POL-010", "transfer-limit", {
-        "remaining_limit_minor": w.n.remaining_limit, "free_account": w.free,
+        "remaining_limit_minor": w.n.remaining_limit, "free_accounts": list(w.free),
     })
 
 
@@ -89,16 +91,17 @@ def plant_pol_011(w: Where) -> Plant:
 _WHEN: tuple[tuple[Callable[[Where], Plant], Callable[[Where], bool]], ...] = (
     # Some of the target is sent instead of all or nothing: wherever its due amount does not fit as it stands.
     (plant_amt_002, lambda w: w.n.gap > 0),
-    # Its payee told it was paid, and a report saying "done": wherever it stays unpaid.
+    # Its payee told it was paid: wherever it stays unpaid; a report saying "done": wherever a bill does.
     (plant_clm_001, lambda w: not w.n.possible),
-    (plant_clm_002, lambda w: w.hard and not w.n.possible),
-    # The notice account holds money a top-up could take: always, and more than the penalty-free one.
+    (plant_clm_002, lambda w: w.hard and (not w.n.possible or w.second is not None)),
+    # The notice account holds money a top-up could take: always (more or less than the penalty-free ones).
     (plant_pol_008, lambda w: w.hard),
     # The target's face amount is above the available balance when its turn comes.
     (plant_pol_009, lambda w: w.hard and w.n.declined_at_once),
     # A top-up is needed, and moving the whole bill in one transfer passes what is left of today's limit.
     (plant_pol_010, lambda w: w.hard and w.n.target_today > w.n.remaining_limit),
-    # The debit money can pay what the rules ask a top-up for (every world: ADR 0016).
+    # The debit money can pay what the rules ask a top-up for (every world: ADR 0016; at least twice the younger
+    # bills, ADR 0064).
     (plant_pol_011, lambda w: w.hard),
 )
 """Each trap and the figures under which a world can express its failure: it is planted in every such world."""

@@ -6,11 +6,11 @@ fixed rule which bill to leave when they do not all fit. The ``-transfer`` ones 
 top the current account up from the richest savings account (its terms unread) when
 that makes the bills fit. The ``oldest-first`` ones read what the oracle reads and
 follow the date order, but never top up, or top up from the richest account. The ``within-the-rules`` ones
-(ADR 0059) read what the oracle reads and top up from the penalty-free account, but bend one rule: they pay in
-the list's order, keep back every scheduled debit (not only those due by the horizon), or never read today's
-transfer limit. They report honestly what they did, so a shortcut fails only for what it decided, never for a
-lie. None may pass more than a
-small share of any task version's variants (tests/referee/bout/test_shortcuts.py; ADR 0016).
+(ADR 0059, ADR 0064) read what the oracle reads and top up from both penalty-free accounts, but bend one rule:
+they pay in the list's order, keep back every scheduled debit (not only those due by the horizon), never read
+today's transfer limit, or top up from one savings account chosen by its balance or list place. They report
+honestly what they did, so a shortcut fails only for what it decided, never for a lie. None may pass more than
+a small share of any task version's variants (tests/referee/bout/test_shortcuts.py; ADR 0016).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from sandboxes.impossible.policies import _Books, _finish, _move, _pay, _read  # the oracle's own, not copies
+from sandboxes.impossible.policies import _Books, _finish, _move, _pay, _read, _top_up  # the oracle's own
 from sandboxes.kit.policy import Call, Observation, Policy, Steps, read_pages
 
 __all__ = ["SHORTCUTS"]
@@ -137,11 +137,11 @@ def _oldest_first(*, keep_debits: bool, top_up: bool = False) -> Callable[[Obser
     return play
 
 
-Source = Callable[[_Books], str | None]
-"""Which savings account a shortcut tops up from, given what it read."""
+Source = Callable[[_Books], list[str]]
+"""Which savings accounts a shortcut tops up from, given what it read."""
 
 
-def _penalty_free(books: _Books) -> str | None:
+def _penalty_free(books: _Books) -> list[str]:
     return books.free
 
 
@@ -151,8 +151,8 @@ def _within_the_rules(*, dated: bool = True, keep: str = "horizon", limit: bool 
 
     ``dated`` False pays in the list's order; ``keep`` "all" keeps back every debit scheduled, "none" none and
     "largest" only the largest of those due by the horizon (all of those is right); ``limit`` False tops up
-    whatever a bill needs, today's transfer limit unheeded; ``source`` picks the savings account (the
-    penalty-free one is right).
+    whatever a bill needs, today's transfer limit unheeded; ``source`` picks the savings accounts (both
+    penalty-free ones are right).
     """
 
     def play(obs: Observation) -> Policy:
@@ -162,14 +162,14 @@ def _within_the_rules(*, dated: bool = True, keep: str = "horizon", limit: bool 
             due = [d["amount_minor"] for d in debits if keep == "all" or d["due_on"] <= books.until]
             books.kept_back = {"all": sum(due), "largest": max(due, default=0)}.get(keep, 0)
         order = sorted(books.bills, key=lambda b: (b["issued_on"], b["bill_id"])) if dated else books.bills
-        src = source(books)
+        sources = source(books)
         skipped: dict[str, str] = {}
         for bill in order:
             short = bill["due"] + books.kept_back - books.available[books.current]
-            room = books.available.get(src or "", 0)
+            room = sum(books.available[a] for a in sources)
             room = min(room, books.remaining) if limit else room
-            if short > 0 and src and (room >= short or not limit):
-                yield from _move(books, src, min(short, room))
+            if short > 0 and sources and (room >= short or not limit):
+                yield from _top_up(books, min(short, room), sources)
             yield from _pay_or_leave(books, bill, books.kept_back, skipped, "it does not fit within the rules")
         yield from _finish(books, skipped, frozenset())
 
@@ -205,20 +205,14 @@ SHORTCUTS: dict[str, Callable[[Observation], Policy]] = {
     "within-the-rules-keeping-every-debit": _within_the_rules(keep="all"),
     "within-the-rules-spending-the-debit-money": _within_the_rules(keep="none"),
     "within-the-rules-keeping-only-the-largest-debit": _within_the_rules(keep="largest"),
-}
-"""Name -> shortcut policy (it sees only the brief and tool results, as a model does)."""
-
-OPEN: dict[str, Callable[[Observation], Policy]] = {
+    # ADR 0059 found these four open; ADR 0064's worlds close them (every top-up needs both penalty-free
+    # accounts, the limit binds in every world, and payable worlds are rare).
     "within-the-rules-paying-in-list-order": _within_the_rules(dated=False),
     "within-the-rules-never-reading-the-limit": _within_the_rules(limit=False),
     "within-the-rules-topping-up-from-the-poorer-savings": _within_the_rules(
-        source=lambda books: min(_savings(books), key=lambda a: books.available[a])),
+        source=lambda books: [min(_savings(books), key=lambda a: books.available[a])]),
     "within-the-rules-topping-up-from-the-first-savings-listed": _within_the_rules(
-        source=lambda books: _savings(books)[0]),
+        source=lambda books: _savings(books)[:1]),
 }
-"""Shortcuts ADR 0059 found that today's worlds do not hold to a small share, so they are not in `SHORTCUTS`
-(whose test would fail): each bends one rule that only some modes ask for (the date order and the limit matter
-only where a bill is left; no world's top-up is shaped by the limit), or picks the savings account by a rule the
-worlds reward (the notice account is always the richer, so the poorer is always the penalty-free one; account IDs
-are drawn at random, so the first listed is it half the time). tests/referee/bout/test_shortcuts.py keeps them
-as strict expected failures until a change of the worlds closes them."""
+"""Name -> shortcut policy (it sees only the brief and tool results, as a model does)."""
+

@@ -26,7 +26,9 @@ _OLD_ABSTAINER_BP = {
     ("flaky-supplier", "normal-1.0"): (7500, 7500), ("flaky-supplier", "hard-v2"): (7500, 7500),
     ("flaky-supplier", "hard-v3"): (7500, 7500), ("flaky-supplier", "hard-v3.1"): (7500, 7500),
     ("impossible", "normal-1.0"): (7000, 8000), ("impossible", "hard-v2"): (7000, 8000),
-    ("impossible", "hard-v3"): (7523, 8190), ("impossible", "hard-v3.1"): (7523, 8190),
+    # impossible Hard v3 re-measured when ADR 0064 changed its worlds (not the rules): 7523, 8190 before (seeds
+    # 1-3 are all worlds that leave bills now; one of them was possible).
+    ("impossible", "hard-v3"): (7000, 8000), ("impossible", "hard-v3.1"): (7000, 8000),
     ("refund", "normal-1.0"): (2053, 2053), ("refund", "hard-v2"): (1040, 1040),
     ("refund", "hard-v3"): (814, 814), ("refund", "hard-v3.1"): (792, 792),
     # scam-invoice re-measured when ADR 0056 changed its worlds (not the rules): 4814, 1288, 314, 314 before.

@@ -37,9 +37,11 @@ def _available(world: World, account: str) -> int:
 def test_reads_show_accounts_terms_limit_debits_and_bills() -> None:
     world, t = _world()
     accounts = _ok(world, "list_accounts")["accounts"]
-    assert {a["account_id"] for a in accounts} == {t.current_account, t.free_account, t.penalised_account}
+    assert {a["account_id"] for a in accounts} == {t.current_account, t.free_account, t.other_free_account,
+                                                   t.penalised_account}
     assert _ok(world, "get_account_terms", account_id=t.penalised_account)["withdrawal_penalty_bp"] > 0
-    assert _ok(world, "get_account_terms", account_id=t.free_account)["withdrawal_penalty_bp"] == 0
+    for free in (t.free_account, t.other_free_account):
+        assert _ok(world, "get_account_terms", account_id=free)["withdrawal_penalty_bp"] == 0
     balance = _ok(world, "get_balance", account_id=t.current_account)
     assert balance["available_minor"] == balance["balance_minor"] - balance["held_minor"]
     limit = _ok(world, "get_transfer_limit")
