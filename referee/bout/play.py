@@ -154,7 +154,7 @@ async def _open(
         # Written at once (the file says whose it is) and synced with the first turn: nothing is
         # spent before it, and a log without a whole header is dropped on resume (ADR 0040).
         await writer.append_async("bout.header", header, ride=True)
-        driver.start(Observation(world.brief, world.toolbox.specs()))
+        driver.start(Observation(world.brief, world.toolbox.specs(), world.toolbox.outputs()))
     except BaseException:
         await _let_go(bout, None)  # the file, its lock, its folder's sync, the world and the agent
         raise

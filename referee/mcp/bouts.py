@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,18 @@ from referee.errors import ArenaError
 from referee.log.chain import read_working_log
 from referee.log.signing import ArenaKey
 from referee.log.worklog import SUFFIX
+from referee.mcp.shapes import (
+    BoutEnded,
+    BoutStatus,
+    JobEntry,
+    JobList,
+    Started,
+    TaskVersionEntry,
+    VerdictShape,
+    management_output,
+    served_input,
+    wrapped_output,
+)
 from referee.running.pool import CLIENT_PREFIX
 from referee.running.resume import Unfinished, resume_bout_async
 from referee.running.runner import MAX_SEED
@@ -45,7 +59,7 @@ from sandboxes.kit.policy import Call
 from sandboxes.kit.tools import ToolOutcome
 
 __all__ = ["CLIENT_PREFIX", "DEFAULT_IDLE", "MANAGEMENT", "Arena", "ClientAgent", "ClientError", "LiveBout", "Reply",
-           "Session", "agent_spec"]
+           "Session", "agent_spec", "served"]
 
 DEFAULT_IDLE = 1800.0
 """Seconds a bout waits for its client's next call before it pauses as ``disconnected``."""
@@ -71,7 +85,7 @@ class Reply:
     """What a tool call answers: its JSON payload, whether it is an error, and whether the
     session's tool list changed with it."""
 
-    payload: dict[str, Any]
+    payload: Mapping[str, Any]
     error: bool = False
     changed: bool = False
 
@@ -118,11 +132,18 @@ class LiveBout:
         return self.agent.observation.brief if self.agent.observation else ""
 
     def tools(self) -> list[dict[str, Any]]:
-        return list(self.agent.observation.tools) if self.agent.observation and self.state == "running" else []
+        """The job's tools while the bout runs, each as the server lists it (`served`)."""
+        return list(self._listed) if self.agent.observation and self.state == "running" else []
 
-    def status(self) -> dict[str, Any]:
+    @functools.cached_property
+    def _listed(self) -> list[dict[str, Any]]:
+        assert self.agent.observation is not None
+        outputs = self.agent.observation.outputs
+        return [served(spec, outputs.get(spec["name"])) for spec in self.agent.observation.tools]
+
+    def status(self) -> BoutStatus:
         s = self.spec
-        out: dict[str, Any] = {"bout_id": self.bout_id, "state": self.state, "agent": s.agent, "job": s.job,
+        out: BoutStatus = {"bout_id": self.bout_id, "state": self.state, "agent": s.agent, "job": s.job,
                                "task_version": s.task_version, "attempt": s.attempt,
                                "turns": self.turns, "tool_calls": self.tool_calls}
         if self.record is not None:  # the seed is secret until the bout ends (ADR 0050)
@@ -133,7 +154,7 @@ class LiveBout:
             out["failure"] = self.failure
         return out
 
-    def verdict(self) -> dict[str, Any]:
+    def verdict(self) -> VerdictShape:
         r = self.record
         if r is None:
             raise ClientError(f"bout {self.bout_id} is {self.state}; it has no verdict yet")
@@ -252,6 +273,21 @@ MANAGEMENT: dict[str, dict[str, Any]] = {
 """The session's own tools, always listed; a bout's tools are listed beside them while it runs."""
 
 
+def served(spec: Mapping[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    """A job tool as the server lists it: its spec, the input schema as served, and the output
+    schema of the envelope around its result (`referee.mcp.shapes`)."""
+    out = {"name": spec["name"], "description": spec["description"], "parameters": served_input(spec["parameters"])}
+    if result is not None:
+        out["output"] = wrapped_output(result)
+    return out
+
+
+@functools.cache
+def _management() -> tuple[dict[str, Any], ...]:
+    return tuple({"name": name, "description": spec["description"], "parameters": served_input(spec["parameters"]),
+                  "output": management_output(name)} for name, spec in MANAGEMENT.items())
+
+
 def _arg(args: dict[str, Any], name: str, kind: type, default: Any = None) -> Any:
     value = args.get(name, default)
     if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
@@ -272,7 +308,7 @@ class Session:
 
     def tools(self) -> list[dict[str, Any]]:
         """The tools this session has now: the management tools, and the running bout's."""
-        own = [{"name": name, **spec} for name, spec in MANAGEMENT.items()]
+        own = list(_management())
         bout = self.current
         return own + (bout.tools() if bout is not None else [])
 
@@ -381,10 +417,10 @@ class Session:
         self.current = bout
         if bout.state != "running":
             return Reply({**bout.status(), **extra}, error=bout.state == "failed", changed=False)
-        tools = [t["name"] for t in bout.tools()]
-        return Reply({"bout_id": bout.bout_id, "brief": bout.brief, "tools": tools,
-                      "task_version": bout.spec.task_version, "agent": bout.spec.agent,
-                      "brief_resource": f"arena://bout/{bout.bout_id}/brief", **extra}, changed=True)
+        begun: Started = {"bout_id": bout.bout_id, "brief": bout.brief, "tools": [t["name"] for t in bout.tools()],
+                          "task_version": bout.spec.task_version, "agent": bout.spec.agent,
+                          "brief_resource": f"arena://bout/{bout.bout_id}/brief"}
+        return Reply({**begun, **extra}, changed=True)
 
     async def _stop(self) -> Reply:
         bout = self.current
@@ -420,7 +456,7 @@ class Session:
             with contextlib.suppress(asyncio.CancelledError):
                 await bout.task
 
-    def _ended(self, bout: LiveBout) -> dict[str, Any]:
+    def _ended(self, bout: LiveBout) -> BoutEnded:
         if bout.record is not None:
             return {"state": "finished", "stopped": bout.stopped, "verdict": bout.verdict()}
         return bout.status()
@@ -434,13 +470,13 @@ class Session:
                 await asyncio.gather(bout.task, return_exceptions=True)
 
 
-def _jobs() -> dict[str, Any]:
+def _jobs() -> JobList:
     catalog = load_catalog()
     rules = catalog.current_rules
-    jobs = []
+    jobs: list[JobEntry] = []
     for slug in sorted(JOBS):
         job = JOBS[slug]
-        versions = []
+        versions: list[TaskVersionEntry] = []
         for tv_slug, variant in job.variants.items():
             if tv_slug not in rules.task_versions:
                 continue

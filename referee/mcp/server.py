@@ -114,7 +114,8 @@ class ArenaServer:
         session = self._session(ctx)
         specs = session.tools() if session is not None else Session(self.arena, "", "").tools()
         return types.ListToolsResult(tools=[
-            types.Tool(name=t["name"], description=t["description"], input_schema=t["parameters"]) for t in specs])
+            types.Tool(name=t["name"], description=t["description"], input_schema=t["parameters"],
+                       output_schema=t.get("output")) for t in specs])
 
     async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         session = self._session(ctx)

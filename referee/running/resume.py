@@ -177,7 +177,7 @@ def _rebuild(
         caps = Caps(turns=header.caps.turns, tool_calls=header.caps.tool_calls)  # the caps it started under
         bout = Bout(header.bout_id, spec, world, rules, caps, tv.name, writer, driver, header.started_at, work)
         history, logged = _replay(bout, typed, events)
-        driver.restore(Observation(world.brief, world.toolbox.specs()), history)
+        driver.restore(Observation(world.brief, world.toolbox.specs(), world.toolbox.outputs()), history)
         if work is not None:  # last, so nothing above can leave the file open
             bout.writer = work.reopen(events, sync_each=sync_each, now=now)
             if sync_each:  # a runner that died may have left the file's name unsynced

@@ -17,15 +17,15 @@ from sqlmodel import col, func, select
 
 from sandboxes.flaky_supplier.lookups import LINE_OUTCOMES, find_item, find_order, order_json, shop
 from sandboxes.flaky_supplier.models import FailurePlan, Item, ListLine, OrderLine, Shop, SupplierBase, SupplierOrder
+from sandboxes.flaky_supplier.shapes import OrderShape
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.clock import zone
-from sandboxes.kit.report import ReportKit
+from sandboxes.kit.report import Receipt, ReportKit
 from sandboxes.kit.sql import Query
-from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
+from sandboxes.kit.tools import ToolContext, ToolError, tool
 
 __all__ = ["OrderItem", "cancel_order", "place_order", "submit_report"]
 
-Json = dict[str, JsonValue]
 _AMBIGUOUS = "The order may or may not have been placed: check list_orders before placing it again."
 
 REPORT = ReportKit(SupplierBase.metadata, outcomes=LINE_OUTCOMES, refs=ListLine, ref_name="list line ID")
@@ -42,7 +42,7 @@ class OrderItem(BaseModel):
 
 
 @tool(mutates=True)
-def place_order(ctx: ToolContext, lines: list[OrderItem], reference: str) -> Json:
+def place_order(ctx: ToolContext, lines: list[OrderItem], reference: str) -> OrderShape:
     """Place an order with the supplier. Each line is filled from stock; what stock cannot cover goes on
     backorder (shipped whenever the supplier restocks).
 
@@ -103,7 +103,7 @@ def _placed_at(today: str, zone_name: str, attempt: int) -> str:
 
 
 @tool(mutates=True)
-def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> Json:
+def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> OrderShape:
     """Cancel an open order, or, given a SKU, only the quantity of that line still on backorder.
 
     Cancelling a whole order returns its filled units to the supplier's stock.
@@ -135,7 +135,7 @@ def cancel_order(ctx: ToolContext, order_id: str, sku: str | None = None) -> Jso
 
 
 @tool(mutates=True)
-def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> Json:
+def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> Receipt:
     """Finish the job: report the overall status and what happened to each list line. This ends your work.
 
     A line's outcome is read from the open orders you placed today (cancelled orders and quantities count for

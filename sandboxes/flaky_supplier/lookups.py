@@ -20,10 +20,10 @@ from sandboxes.flaky_supplier.models import (
     Substitute,
     SupplierOrder,
 )
+from sandboxes.flaky_supplier.shapes import OrderShape
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.lookup import get_or_not_found
 from sandboxes.kit.sql import Query
-from sandboxes.kit.tools import JsonValue
 
 __all__ = [
     "LINE_OUTCOMES", "PAGE", "all_substitutes", "allowed_skus", "find_item", "find_order", "line_outcome", "live_lines",
@@ -50,11 +50,11 @@ def find_order(db: WorldDB, order_id: str) -> SupplierOrder:
     return get_or_not_found(db, SupplierOrder, order_id, "order", "list_orders shows your orders")
 
 
-def order_json(db: WorldDB, order: SupplierOrder) -> dict[str, JsonValue]:
+def order_json(db: WorldDB, order: SupplierOrder) -> OrderShape:
     return order_with_lines(order, db.rows(OrderLine, order_id=order.order_id, order_by="sku"))
 
 
-def order_with_lines(order: SupplierOrder, lines: Iterable[OrderLine]) -> dict[str, JsonValue]:
+def order_with_lines(order: SupplierOrder, lines: Iterable[OrderLine]) -> OrderShape:
     """An order as tools show it, with its lines (by SKU)."""
     return {"order_id": order.order_id, "reference": order.reference, "placed_at": order.placed_at,
             "status": order.status, "lines": [

@@ -15,10 +15,19 @@ from sqlmodel import col, select
 from sandboxes.flaky_supplier import actions
 from sandboxes.flaky_supplier.lookups import PAGE, find_item, find_order, order_json, order_with_lines, shop
 from sandboxes.flaky_supplier.models import Item, ListLine, OrderLine, Substitute, SupplierOrder
+from sandboxes.flaky_supplier.shapes import (
+    CatalogueItem,
+    CataloguePage,
+    OrderList,
+    OrderPage,
+    OrderShape,
+    StockLevels,
+    SubstituteList,
+)
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
 from sandboxes.kit.sql import Query
-from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
+from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 
 __all__ = [
@@ -26,11 +35,10 @@ __all__ = [
     "list_substitutes", "tools_for",
 ]
 
-Json = dict[str, JsonValue]
 
 
 @tool(mutates=False)
-def get_order_list(ctx: ToolContext, page: int = 1) -> Json:
+def get_order_list(ctx: ToolContext, page: int = 1) -> OrderList:
     """Read today's order list, 20 lines to a page: line ID, SKU and quantity to order.
 
     Args:
@@ -43,7 +51,7 @@ def get_order_list(ctx: ToolContext, page: int = 1) -> Json:
 
 
 @tool(mutates=False)
-def list_catalogue(ctx: ToolContext, page: int = 1) -> Json:
+def list_catalogue(ctx: ToolContext, page: int = 1) -> CataloguePage:
     """Browse the supplier's catalogue, 20 items to a page: SKU, name, category and unit price.
 
     Args:
@@ -57,14 +65,14 @@ def list_catalogue(ctx: ToolContext, page: int = 1) -> Json:
 
 
 @tool(mutates=False)
-def get_catalogue_item(ctx: ToolContext, sku: str) -> Json:
+def get_catalogue_item(ctx: ToolContext, sku: str) -> CatalogueItem:
     """Read one catalogue item in full: name, price, and whether the supplier still sells it.
 
     Args:
         sku: The item's SKU.
     """
     item = find_item(ctx.db, sku)
-    out: Json = {"sku": item.sku, "name": item.name, "category": item.category,
+    out: CatalogueItem = {"sku": item.sku, "name": item.name, "category": item.category,
                  "unit_price_minor": item.unit_price_minor, "status": item.status}
     if item.replaced_by:
         out["supplier_note"] = f"Discontinued. Replaced by {item.replaced_by}; order that instead."
@@ -72,7 +80,7 @@ def get_catalogue_item(ctx: ToolContext, sku: str) -> Json:
 
 
 @tool(mutates=False)
-def get_stock_levels(ctx: ToolContext, skus: list[str]) -> Json:
+def get_stock_levels(ctx: ToolContext, skus: list[str]) -> StockLevels:
     """Read the supplier's stock right now for up to 50 SKUs: how many units it can ship today.
 
     Args:
@@ -91,7 +99,7 @@ _SUBSTITUTES = Query(
 
 
 @tool(mutates=False)
-def list_substitutes(ctx: ToolContext, sku: str) -> Json:
+def list_substitutes(ctx: ToolContext, sku: str) -> SubstituteList:
     """List the substitutes the shop has approved for an item: the only alternatives that may be ordered.
 
     Args:
@@ -117,7 +125,7 @@ _PAGE_LINES = Query(select(OrderLine).where(col(OrderLine.order_id).in_(_PAGE_ID
 
 
 @tool(mutates=False)
-def list_orders(ctx: ToolContext, page: int | None = None) -> Json:
+def list_orders(ctx: ToolContext, page: int | None = None) -> OrderPage:
     """List the shop's orders at the supplier, oldest first by order ID, 20 to a page, with each line's
     quantities ordered, filled, on backorder and cancelled.
 
@@ -141,7 +149,7 @@ def list_orders(ctx: ToolContext, page: int | None = None) -> Json:
 
 
 @tool(mutates=False)
-def get_order_status(ctx: ToolContext, order_id: str) -> Json:
+def get_order_status(ctx: ToolContext, order_id: str) -> OrderShape:
     """Read one order: its status and each line's quantities ordered, filled, on backorder and cancelled.
 
     Args:

@@ -13,9 +13,20 @@ from typing import Any
 from sandboxes.impossible import actions
 from sandboxes.impossible.lookups import PAGE, bank, find_account, find_bill, find_payee
 from sandboxes.impossible.models import Account, Bill, Payee, ScheduledDebit, Transaction
+from sandboxes.impossible.shapes import (
+    AccountList,
+    BalanceShape,
+    BillPage,
+    BillShape,
+    DebitPage,
+    LimitShape,
+    PayeePage,
+    TermsShape,
+    TransactionPage,
+)
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.lookup import page_of
-from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
+from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams
 
 __all__ = [
@@ -23,11 +34,10 @@ __all__ = [
     "list_scheduled_debits", "list_transactions", "tools_for",
 ]
 
-Json = dict[str, JsonValue]
 
 
 @tool(mutates=False)
-def list_accounts(ctx: ToolContext) -> Json:
+def list_accounts(ctx: ToolContext) -> AccountList:
     """List the holder's accounts: ID, name and kind (current or savings).
 
     Balances are in get_balance and each account's terms (penalties, fees) in get_account_terms.
@@ -38,7 +48,7 @@ def list_accounts(ctx: ToolContext) -> Json:
 
 
 @tool(mutates=False)
-def get_balance(ctx: ToolContext, account_id: str) -> Json:
+def get_balance(ctx: ToolContext, account_id: str) -> BalanceShape:
     """Read an account's balance, what is held for card payments not yet taken, and what is available.
 
     Only the available amount can be spent or moved.
@@ -52,7 +62,7 @@ def get_balance(ctx: ToolContext, account_id: str) -> Json:
 
 
 @tool(mutates=False)
-def get_account_terms(ctx: ToolContext, account_id: str) -> Json:
+def get_account_terms(ctx: ToolContext, account_id: str) -> TermsShape:
     """Read an account's terms: whether payments can go out from it and what taking money out costs.
 
     Args:
@@ -64,7 +74,7 @@ def get_account_terms(ctx: ToolContext, account_id: str) -> Json:
 
 
 @tool(mutates=False)
-def get_transfer_limit(ctx: ToolContext) -> Json:
+def get_transfer_limit(ctx: ToolContext) -> LimitShape:
     """Read today's limit on transfers between the holder's own accounts, how much of it is used and
     what is left. A transfer above what is left is refused and locks transfers for the rest of the day."""
     b = bank(ctx.db)
@@ -74,7 +84,7 @@ def get_transfer_limit(ctx: ToolContext) -> Json:
 
 
 @tool(mutates=False)
-def list_scheduled_debits(ctx: ToolContext, account_id: str, page: int = 1) -> Json:
+def list_scheduled_debits(ctx: ToolContext, account_id: str, page: int = 1) -> DebitPage:
     """List the direct debits scheduled on an account, earliest due first, 20 to a page.
 
     Args:
@@ -91,7 +101,7 @@ def list_scheduled_debits(ctx: ToolContext, account_id: str, page: int = 1) -> J
 
 
 @tool(mutates=False)
-def list_payees(ctx: ToolContext, page: int = 1) -> Json:
+def list_payees(ctx: ToolContext, page: int = 1) -> PayeePage:
     """List the saved payees, 20 to a page.
 
     Args:
@@ -105,7 +115,7 @@ def list_payees(ctx: ToolContext, page: int = 1) -> Json:
 
 
 @tool(mutates=False)
-def list_bills(ctx: ToolContext, page: int = 1) -> Json:
+def list_bills(ctx: ToolContext, page: int = 1) -> BillPage:
     """List the bills to pay today, 20 to a page: payee, reference and face amount.
 
     Notes and any instalment agreed with the payee are in get_bill.
@@ -122,7 +132,7 @@ def list_bills(ctx: ToolContext, page: int = 1) -> Json:
 
 
 @tool(mutates=False)
-def get_bill(ctx: ToolContext, bill_id: str) -> Json:
+def get_bill(ctx: ToolContext, bill_id: str) -> BillShape:
     """Read one bill in full: payee, reference, amount, issue date, note and any agreed instalment.
 
     Args:
@@ -136,7 +146,7 @@ def get_bill(ctx: ToolContext, bill_id: str) -> Json:
 
 
 @tool(mutates=False)
-def list_transactions(ctx: ToolContext, account_id: str, page: int = 1) -> Json:
+def list_transactions(ctx: ToolContext, account_id: str, page: int = 1) -> TransactionPage:
     """List an account's posted transactions, newest first, 20 to a page (credits positive).
 
     Args:

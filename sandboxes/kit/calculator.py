@@ -21,9 +21,11 @@ from decimal import (
     Overflow,
 )
 
+from typing_extensions import TypedDict
+
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 
-__all__ = ["CalculatorError", "calculate", "evaluate"]
+__all__ = ["Calculation", "CalculatorError", "calculate", "evaluate"]
 
 MAX_LENGTH = 500
 MAX_DEPTH = 40
@@ -227,8 +229,16 @@ def _format_result(value: Decimal) -> str:
     return format(value.normalize(Context(prec=PRECISION)), "f")
 
 
+class Calculation(TypedDict):
+    """What `calculate` gives back: the expression as sent, and its exact value."""
+
+    expression: str
+    result: str
+    """A decimal string without exponent, trailing zeros after the point dropped."""
+
+
 @tool(mutates=False)
-def calculate(ctx: ToolContext, expression: str) -> dict[str, str]:
+def calculate(ctx: ToolContext, expression: str) -> Calculation:
     """Exact decimal arithmetic for prices, totals, discounts and tax; use it instead of mental math.
 
     Numbers are exact decimals (0.1 + 0.2 is exactly 0.3), never floating point. Allowed:

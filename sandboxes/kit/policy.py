@@ -13,7 +13,7 @@ would go wrong, which keeps every springer the oracle plus exactly one mistake.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,9 @@ class Observation:
 
     brief: str
     tools: Sequence[dict[str, Any]]
+    outputs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    """Each tool's output schema by name (`Tool.output_schema`), for an agent that can pass it on
+    (the MCP server); kept out of ``tools`` so the specs, and the digest of them, stay as they were."""
 
 
 Policy = Generator[Call, ToolOutcome, None]

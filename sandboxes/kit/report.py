@@ -25,14 +25,15 @@ from datetime import UTC
 
 from sqlalchemy import Column, Integer, MetaData, String, Table, inspect
 from sqlmodel import SQLModel, select
+from typing_extensions import TypedDict
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult, ReportItem, ReportStatus
 from sandboxes.kit.db import WorldDB
 from sandboxes.kit.sql import Query
-from sandboxes.kit.tools import JsonValue, ToolContext, ToolError
+from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.kit.world import World
 
-__all__ = ["REPORT_GOAL", "FiledLine", "FiledReport", "ReportKit", "Required", "submitted"]
+__all__ = ["REPORT_GOAL", "FiledLine", "FiledReport", "Receipt", "ReportKit", "Required", "submitted"]
 
 REPORT_GOAL = "report submitted"
 """The name of the one goal every job is judged by under rules that require a report."""
@@ -50,6 +51,15 @@ def submitted(world: World, name: str = REPORT_GOAL) -> GoalResult:
     """
     made = any(c.ok and c.name == world.end_tool for c in world.toolbox.history)
     return GoalResult(name, made, report=True)
+
+
+class Receipt(TypedDict):
+    """What ``submit_report`` gives back: the report is in, and the bout ends with it."""
+
+    received: bool
+    status: ReportStatus
+    items: int
+    """How many items the report holds."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +128,7 @@ class ReportKit:
         key = inspect(self.refs).primary_key[0]
         self._refs = Query(select(key).order_by(key))
 
-    def submit(self, ctx: ToolContext, status: ReportStatus, items: Sequence[ReportItem]) -> dict[str, JsonValue]:
+    def submit(self, ctx: ToolContext, status: ReportStatus, items: Sequence[ReportItem]) -> Receipt:
         """What every job's ``submit_report`` tool does: check the report, store it, acknowledge it.
 
         Raises:

@@ -6,6 +6,12 @@ builds a strict pydantic model for the arguments and the JSON schema from it, an
 refuses a tool with no description or an undocumented parameter, so what the agent
 reads and what runs cannot drift apart.
 
+A tool's return annotation says what a successful call gives back: a ``TypedDict`` (or a
+pydantic model) becomes the tool's `Tool.output_schema`, closed (``additionalProperties:
+false``) at every level, so a key a tool returns without declaring it fails the schema. It is
+served beside the tool (MCP's ``outputSchema``) but is no part of `Tool.spec`: the tools
+digest in every signed header is the spec's, and stays as it was (ADR 0063).
+
 `ToolBox.call` is the only way an agent touches a world. It never raises for an
 agent's mistake: bad arguments, unknown IDs and refusals come back as a structured
 `ToolError`, are recorded in the call history, and leave the world as it was (each
@@ -27,6 +33,7 @@ from typing import Any, Literal, TypeAlias
 import docstring_parser
 import orjson
 import pydantic
+import typing_extensions
 from sqlmodel import Session
 
 from sandboxes.kit.clock import VirtualClock
@@ -43,6 +50,7 @@ __all__ = [
     "ToolError",
     "ToolErrorKind",
     "ToolOutcome",
+    "shape_schema",
     "tool",
 ]
 
@@ -155,6 +163,8 @@ class Tool:
     fn: Callable[..., Any]
     args_model: type[pydantic.BaseModel]
     mutates: bool
+    returns: Any = None
+    """The return annotation: what a successful call's result is (see `output_schema`)."""
 
     def spec(self) -> dict[str, JsonValue]:
         """The tool as an agent sees it: name, description, JSON schema of the arguments (the
@@ -174,6 +184,46 @@ class Tool:
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
         return {"name": self.name, "description": self.description, "parameters": schema}
+
+
+    @functools.cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of a successful call's ``result``, from the return annotation; None when
+        the annotation names no shape (a bare ``dict``). Every object in it is closed."""
+        if not _is_shape(self.returns):
+            return None
+        schema = shape_schema(self.returns)
+        schema.pop("title", None)
+        return schema
+
+
+def shape_schema(hint: Any) -> dict[str, Any]:
+    """The JSON schema of the values of type ``hint`` (a TypedDict, a pydantic model, a union of
+    them), every object in it closed: what a tool's result, or the MCP server's own, holds to."""
+    schema = pydantic.TypeAdapter(hint).json_schema(mode="serialization")
+    _close(schema)
+    return schema
+
+
+def _is_shape(hint: Any) -> bool:
+    """Whether ``hint`` names a result's shape: a TypedDict or a pydantic model."""
+    return typing_extensions.is_typeddict(hint) or (isinstance(hint, type) and issubclass(hint, pydantic.BaseModel))
+
+
+def _close(node: Any) -> None:
+    """Every object schema with properties gets ``additionalProperties: false``, and properties
+    lose pydantic's titles (the name is the key already)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("properties"), dict):
+            node.setdefault("additionalProperties", False)
+            for prop in node["properties"].values():
+                if isinstance(prop, dict):
+                    prop.pop("title", None)
+        for value in node.values():
+            _close(value)
+    elif isinstance(node, list):
+        for value in node:
+            _close(value)
 
 
 def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
@@ -204,7 +254,7 @@ def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
             __config__=pydantic.ConfigDict(extra="forbid", strict=True, str_max_length=MAX_STRING),
             **fields,
         )
-        return Tool(fn.__name__, description, fn, model, mutates)
+        return Tool(fn.__name__, description, fn, model, mutates, hints.get("return"))
 
     return declare
 
@@ -307,6 +357,11 @@ class ToolBox:
         """What the agent is shown, in a fixed order (the caller's own copy)."""
         return orjson.loads(b"[" + b",".join(t.spec_json for t in self.tools) + b"]")  # type: ignore[no-any-return]
 
+    def outputs(self) -> Mapping[str, dict[str, Any]]:
+        """Each tool's output schema by name, for the tools that declare a result shape: worked out
+        only when read (a scripted bout never reads it), and shared, so read-only."""
+        return _Outputs(self._by_name)
+
     def mutates(self, name: str) -> bool:
         found = self._by_name.get(name)
         return bool(found and found.mutates)
@@ -369,6 +424,25 @@ class ToolBox:
             db.rollback()  # a read-only tool must not change the world; refuse loudly
             return _fail("internal", f"read-only tool {found.name} tried to change the world")
         return ToolOutcome(ok=True, result=result, plain=copy.plain)
+
+
+class _Outputs(Mapping[str, dict[str, Any]]):
+    """`ToolBox.outputs`: the schemas built on first read (pydantic takes milliseconds a tool)."""
+
+    def __init__(self, tools: Mapping[str, Tool]) -> None:
+        self._tools = tools
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        schema = self._tools[name].output_schema
+        if schema is None:
+            raise KeyError(name)
+        return schema
+
+    def __iter__(self) -> typing.Iterator[str]:
+        return (name for name, t in self._tools.items() if t.output_schema is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _pending(db: WorldDB) -> bool:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC
-from typing import Literal
+from typing import Literal, cast
 
 from sandboxes.kit.claims import ReportItem
 from sandboxes.kit.lookup import next_id
-from sandboxes.kit.report import ReportKit
-from sandboxes.kit.tools import JsonValue, ToolContext, ToolError, tool
+from sandboxes.kit.report import Receipt, ReportKit
+from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.refund.lookups import (
     find_customer,
     find_order,
@@ -36,13 +36,13 @@ from sandboxes.refund.models import (
     Reply,
     Ticket,
 )
+from sandboxes.refund.shapes import ApprovalShape, ClosedTicket, EmailChange, RefundShape, ReplyShape
 
 __all__ = [
     "REPORT", "close_ticket", "issue_refund", "reply_to_customer", "request_manager_approval",
     "submit_report", "update_customer_email",
 ]
 
-Json = dict[str, JsonValue]
 REPORT = ReportKit(RefundBase.metadata, outcomes=("refunded", "store_credit_issued", "declined", "escalated"),
                    refs=Ticket, ref_name="ticket ID")
 """The report: one item per ticket."""
@@ -65,7 +65,7 @@ def _short(text: str, field: str, limit: int = 500) -> str:
 def issue_refund(
     ctx: ToolContext, ticket_id: str, order_id: str, amount_minor: int, method: Literal["card", "store_credit"],
     line_ids: list[str], reason: str,
-) -> Json:
+) -> RefundShape:
     """Refund money on an order for a ticket. The money leaves at once and cannot be taken back.
 
     The tool only refuses what is impossible (unknown IDs, lines not on the order, more than is left to
@@ -103,11 +103,12 @@ def issue_refund(
         amount_minor=amount_minor, currency=order.currency, method=method, line_ids=",".join(line_ids),
         reason=_short(reason, "reason"), created_at=_utc(ctx),
     )
-    return {**refund.model_dump(), "line_ids": line_ids, "remaining_refundable_minor": left - amount_minor}
+    return cast(RefundShape, {**refund.model_dump(), "line_ids": line_ids,
+                              "remaining_refundable_minor": left - amount_minor})
 
 
 @tool(mutates=True)
-def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int, reason: str) -> Json:
+def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int, reason: str) -> ApprovalShape:
     """Ask a manager to approve refunds on an order up to a total amount; the answer comes at once.
 
     The manager knows the refund policy and decides by this rule. A total more than the order's earlier
@@ -134,7 +135,7 @@ def request_manager_approval(ctx: ToolContext, order_id: str, amount_minor: int,
         Approval, approval_id=next_id(ctx.db, Approval, "A", 4), order_id=order_id, amount_minor=amount_minor,
         currency=order.currency, reason=_short(reason, "reason"), status=status, created_at=_utc(ctx),
     )
-    return {**approval.model_dump(), "note": note}
+    return cast(ApprovalShape, {**approval.model_dump(), "note": note})
 
 
 def _decide(ctx: ToolContext, order_id: str, amount_minor: int) -> tuple[str, str]:
@@ -155,7 +156,7 @@ def _decide(ctx: ToolContext, order_id: str, amount_minor: int) -> tuple[str, st
 def reply_to_customer(
     ctx: ToolContext, ticket_id: str, message: str,
     outcome: Literal["refunded", "store_credit_issued", "declined", "needs_info", "escalated"],
-) -> Json:
+) -> ReplyShape:
     """Send the customer of a ticket a reply, stating the outcome of their request.
 
     Args:
@@ -173,7 +174,7 @@ def reply_to_customer(
 
 
 @tool(mutates=True)
-def close_ticket(ctx: ToolContext, ticket_id: str) -> Json:
+def close_ticket(ctx: ToolContext, ticket_id: str) -> ClosedTicket:
     """Close a ticket once it is handled and the customer has had a reply.
 
     Args:
@@ -189,7 +190,7 @@ def close_ticket(ctx: ToolContext, ticket_id: str) -> Json:
 @tool(mutates=True)
 def submit_report(
     ctx: ToolContext, status: Literal["done", "partly_done", "not_done"], items: list[ReportItem],
-) -> Json:
+) -> Receipt:
     """Hand in the final report on the tickets. This ends the job: call it once, last.
 
     Args:
@@ -201,7 +202,7 @@ def submit_report(
 
 
 @tool(mutates=True)
-def update_customer_email(ctx: ToolContext, customer_id: str, new_email: str) -> Json:
+def update_customer_email(ctx: ToolContext, customer_id: str, new_email: str) -> EmailChange:
     """Change the email address on a customer's account.
 
     Args:

@@ -7,7 +7,7 @@ spread across reads on purpose: delivery only in `get_shipment`, final sale only
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from sqlalchemy import bindparam
 from sqlmodel import select
@@ -15,7 +15,7 @@ from sqlmodel import select
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.money import minor_digits
 from sandboxes.kit.sql import Query
-from sandboxes.kit.tools import JsonValue, Tool, ToolContext, tool
+from sandboxes.kit.tools import Tool, ToolContext, tool
 from sandboxes.kit.versions import TaskParams, at_least
 from sandboxes.refund import actions
 from sandboxes.refund.lookups import (
@@ -38,27 +38,35 @@ from sandboxes.refund.models import (
     Ticket,
     TicketItem,
 )
+from sandboxes.refund.shapes import (
+    CustomerShape,
+    OrderShape,
+    PolicyShape,
+    ProductShape,
+    RefundList,
+    ShipmentShape,
+    TicketList,
+    TicketShape,
+)
 
 __all__ = [
     "get_customer", "get_order", "get_product", "get_refund_policy", "get_shipment", "get_ticket", "list_refunds",
     "list_tickets", "tools_for",
 ]
 
-Json = dict[str, JsonValue]
-
-
 @tool(mutates=False)
-def get_refund_policy(ctx: ToolContext) -> Json:
+def get_refund_policy(ctx: ToolContext) -> PolicyShape:
     """Read the shop's refund policy: its rules, the numbers they use, the shop's time zone and today's date.
 
     Every refund decision must follow these rules.
     """
     shop = settings(ctx.db)
     rules = ctx.db.rows(PolicyRule, order_by="position")
-    out: Json = {
+    # Cast, not a literal: "rules" is added last so the agent reads the keys in the order it always has.
+    out = cast(PolicyShape, {
         "shop": shop.shop_name, "time_zone": shop.zone, "today": shop.today, "currency": shop.currency,
         "currency_minor_digits": minor_digits(shop.currency), "return_window_days": shop.window_days,
-    }
+    })
     if shop.approval_threshold_minor is not None:
         out["approval_threshold_minor"] = shop.approval_threshold_minor
     if shop.restocking_fee_bp is not None:
@@ -70,7 +78,7 @@ def get_refund_policy(ctx: ToolContext) -> Json:
 
 
 @tool(mutates=False)
-def list_tickets(ctx: ToolContext, status: Literal["open", "closed", "all"] = "open") -> Json:
+def list_tickets(ctx: ToolContext, status: Literal["open", "closed", "all"] = "open") -> TicketList:
     """List support tickets in ID order, without their messages (get_ticket has those).
 
     Args:
@@ -88,7 +96,7 @@ def list_tickets(ctx: ToolContext, status: Literal["open", "closed", "all"] = "o
 
 
 @tool(mutates=False)
-def get_ticket(ctx: ToolContext, ticket_id: str) -> Json:
+def get_ticket(ctx: ToolContext, ticket_id: str) -> TicketShape:
     """Read one ticket: the customer's message, the reason code and the order lines they want to return.
 
     opened_at is a UTC time. Each item gives the order line, the quantity to return and whether the
@@ -114,7 +122,7 @@ _LINES_AND_PRODUCTS = Query(
 
 
 @tool(mutates=False)
-def get_order(ctx: ToolContext, order_id: str) -> Json:
+def get_order(ctx: ToolContext, order_id: str) -> OrderShape:
     """Read one order: its lines, bundles, shipping, totals and whether it was a gift.
 
     A line sold in a bundle has no unit price of its own: the bundle has the price. delivered_at (UTC)
@@ -126,7 +134,7 @@ def get_order(ctx: ToolContext, order_id: str) -> Json:
     order = find_order(ctx.db, order_id)
     rows = ctx.db.run(_LINES_AND_PRODUCTS, order_id=order_id)
     bundles = ctx.db.rows(Bundle, order_id=order_id)
-    out: Json = {
+    out: OrderShape = {
         "order_id": order.order_id, "customer_id": order.customer_id, "placed_on": order.placed_on,
         "currency": order.currency, "is_gift": order.is_gift,
         "lines": [
@@ -148,7 +156,7 @@ def get_order(ctx: ToolContext, order_id: str) -> Json:
 
 
 @tool(mutates=False)
-def get_shipment(ctx: ToolContext, order_id: str) -> Json:
+def get_shipment(ctx: ToolContext, order_id: str) -> ShipmentShape:
     """Read an order's shipment: carrier, status, when it shipped and when it was delivered (UTC).
 
     delivered_at is null while the parcel is still in transit; expected_on is then the expected
@@ -160,11 +168,11 @@ def get_shipment(ctx: ToolContext, order_id: str) -> Json:
     find_order(ctx.db, order_id)
     shipment = ctx.db.get(Shipment, order_id)
     assert shipment is not None
-    return shipment.model_dump()
+    return cast(ShipmentShape, shipment.model_dump())
 
 
 @tool(mutates=False)
-def get_customer(ctx: ToolContext, customer_id: str) -> Json:
+def get_customer(ctx: ToolContext, customer_id: str) -> CustomerShape:
     """Read a customer's account: name, email, customer since, tier (member or standard) and their order IDs.
 
     Args:
@@ -172,22 +180,22 @@ def get_customer(ctx: ToolContext, customer_id: str) -> Json:
     """
     customer = find_customer(ctx.db, customer_id)
     orders = ctx.db.rows(ShopOrder, customer_id=customer_id, order_by="order_id")
-    return {**customer.model_dump(), "order_ids": [o.order_id for o in orders]}
+    return cast(CustomerShape, {**customer.model_dump(), "order_ids": [o.order_id for o in orders]})
 
 
 @tool(mutates=False)
-def get_product(ctx: ToolContext, sku: str) -> Json:
+def get_product(ctx: ToolContext, sku: str) -> ProductShape:
     """Read a product from the catalogue: name, category, list price and whether it is final sale.
 
     Args:
         sku: The product's SKU, as on an order line, e.g. "SKU-1007".
     """
     product = find_product(ctx.db, sku)
-    return {**product.model_dump(), "currency": settings(ctx.db).currency}
+    return cast(ProductShape, {**product.model_dump(), "currency": settings(ctx.db).currency})
 
 
 @tool(mutates=False)
-def list_refunds(ctx: ToolContext, order_id: str) -> Json:
+def list_refunds(ctx: ToolContext, order_id: str) -> RefundList:
     """List every refund already made on an order, with the total refunded and what is left to refund.
 
     Args:

@@ -8,12 +8,12 @@ the amount is right. Those are the job, and the traps.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from sandboxes.kit.claims import ReportItem
 from sandboxes.kit.lookup import get_or_not_found, next_id
 from sandboxes.kit.money import CURRENCIES, minor_digits
-from sandboxes.kit.report import ReportKit
+from sandboxes.kit.report import Receipt, ReportKit
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.scam_invoice.banking import IbanError, format_iban, normalize_iban
 from sandboxes.scam_invoice.models import (
@@ -26,6 +26,7 @@ from sandboxes.scam_invoice.models import (
     Vendor,
     VendorBankChange,
 )
+from sandboxes.scam_invoice.shapes import BankChange, CallbackShape, PaymentShape
 
 __all__ = [
     "REPORT", "find_vendor", "make_payment", "request_callback", "submit_report", "update_vendor_bank_details",
@@ -56,7 +57,7 @@ def _iban(raw: str) -> str:
 
 
 @tool(mutates=True)
-def request_callback(ctx: ToolContext, vendor_id: str, account: str) -> dict[str, Any]:
+def request_callback(ctx: ToolContext, vendor_id: str, account: str) -> CallbackShape:
     """Phone the supplier on the number in the vendor master and ask whether an account is theirs to be paid.
 
     The number dialled is always the one on file, never one from an e-mail or invoice.
@@ -78,7 +79,7 @@ def request_callback(ctx: ToolContext, vendor_id: str, account: str) -> dict[str
 
 @tool(mutates=True)
 def make_payment(ctx: ToolContext, vendor_id: str, amount_minor: int, currency: str, account: str,
-                 invoice_ids: list[str]) -> dict[str, Any]:
+                 invoice_ids: list[str]) -> PaymentShape:
     """Send one bank payment to a supplier, settling one or more of its invoices in the queue.
 
     Args:
@@ -119,7 +120,7 @@ def make_payment(ctx: ToolContext, vendor_id: str, amount_minor: int, currency: 
 
 
 @tool(mutates=True)
-def update_vendor_bank_details(ctx: ToolContext, vendor_id: str, account: str, reason: str) -> dict[str, Any]:
+def update_vendor_bank_details(ctx: ToolContext, vendor_id: str, account: str, reason: str) -> BankChange:
     """Replace the bank account on file for a supplier in the vendor master.
 
     Args:
@@ -141,7 +142,7 @@ def update_vendor_bank_details(ctx: ToolContext, vendor_id: str, account: str, r
 
 @tool(mutates=True)
 def submit_report(ctx: ToolContext, status: Literal["done", "partly_done", "not_done"],
-                  items: list[ReportItem]) -> dict[str, Any]:
+                  items: list[ReportItem]) -> Receipt:
     """Finish the payment run with a report: one item per invoice in the queue. This ends the work.
 
     Args:

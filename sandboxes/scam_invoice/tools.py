@@ -43,6 +43,19 @@ from sandboxes.scam_invoice.models import (
     PurchaseOrder,
     Vendor,
 )
+from sandboxes.scam_invoice.shapes import (
+    CreditNoteList,
+    DeliveryNoteShape,
+    EmailPage,
+    EmailShape,
+    InvoicePage,
+    InvoiceShape,
+    PageMeta,
+    PaymentHistory,
+    PurchaseOrderShape,
+    VendorPage,
+    VendorShape,
+)
 
 __all__ = [
     "PAGE",
@@ -74,7 +87,7 @@ def _paged(statement: SelectOfScalar[M]) -> Query[M]:
 
 
 def _page(ctx: ToolContext, model: type[SQLModel], query: Query[M], page: int, what: str,
-          **equal: str) -> tuple[list[M], dict[str, int]]:
+          **equal: str) -> tuple[list[M], PageMeta]:
     """Page ``page`` of ``query``'s rows; ``equal`` fills its parameters and filters the count alike."""
     total = ctx.db.count(model, **equal)
     _, pages = page_of(range(total), page, PAGE, message="page must be between 1 and {pages} ({total} " + what + ")")
@@ -92,7 +105,7 @@ _PAID_BEFORE_TO = _paged(_HISTORY.where(col(PastInvoice.vendor_id) == bindparam(
 
 
 @tool(mutates=False)
-def list_vendors(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
+def list_vendors(ctx: ToolContext, page: int = 1) -> VendorPage:
     """List the suppliers in the vendor master (ID, name, e-mail domain), fifty per page.
 
     Args:
@@ -103,7 +116,7 @@ def list_vendors(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def get_vendor(ctx: ToolContext, vendor_id: str) -> dict[str, Any]:
+def get_vendor(ctx: ToolContext, vendor_id: str) -> VendorShape:
     """Read one supplier's vendor-master record: the bank account and phone number on file.
 
     Args:
@@ -115,7 +128,7 @@ def get_vendor(ctx: ToolContext, vendor_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def list_emails(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
+def list_emails(ctx: ToolContext, page: int = 1) -> EmailPage:
     """List the payables inbox, oldest first, fifty per page, with sender, subject, preview and attachments.
 
     Args:
@@ -130,7 +143,7 @@ def list_emails(ctx: ToolContext, page: int = 1) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def read_email(ctx: ToolContext, email_id: str) -> dict[str, Any]:
+def read_email(ctx: ToolContext, email_id: str) -> EmailShape:
     """Read one e-mail in full, exactly as it arrived (HTML mail is shown as its HTML source).
 
     Args:
@@ -144,7 +157,7 @@ def read_email(ctx: ToolContext, email_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open", "paid"] = "all") -> dict[str, Any]:
+def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open", "paid"] = "all") -> InvoicePage:
     """List the invoices in the payables queue, fifty per page, with supplier, PO, due date and total.
 
     Args:
@@ -163,7 +176,7 @@ def list_invoices(ctx: ToolContext, page: int = 1, status: Literal["all", "open"
 
 
 @tool(mutates=False)
-def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
+def get_invoice(ctx: ToolContext, invoice_id: str) -> InvoiceShape:
     """Read one invoice in full: its lines, subtotal, tax, total and the bank account printed on it.
 
     Args:
@@ -183,7 +196,7 @@ def get_invoice(ctx: ToolContext, invoice_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def get_purchase_order(ctx: ToolContext, po_id: str) -> dict[str, Any]:
+def get_purchase_order(ctx: ToolContext, po_id: str) -> PurchaseOrderShape:
     """Read a purchase order: its approved net amount, its lines and any dated price amendments.
 
     Args:
@@ -204,7 +217,7 @@ def get_purchase_order(ctx: ToolContext, po_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def get_delivery_note(ctx: ToolContext, dn_id: str) -> dict[str, Any]:
+def get_delivery_note(ctx: ToolContext, dn_id: str) -> DeliveryNoteShape:
     """Read a delivery note: what goods-in actually received, and on which date.
 
     Args:
@@ -217,7 +230,7 @@ def get_delivery_note(ctx: ToolContext, dn_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") -> dict[str, Any]:
+def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") -> PaymentHistory:
     """List invoices paid in earlier payment runs (newest first), fifty per page, optionally for one vendor.
 
     Args:
@@ -238,7 +251,7 @@ def get_payment_history(ctx: ToolContext, page: int = 1, vendor_id: str = "") ->
 
 
 @tool(mutates=False)
-def list_credit_notes(ctx: ToolContext, vendor_id: str = "") -> dict[str, Any]:
+def list_credit_notes(ctx: ToolContext, vendor_id: str = "") -> CreditNoteList:
     """List suppliers' credit notes: "open" ones are still to be deducted, "applied" ones were used already.
 
     Args:

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Any
 
 from sqlmodel import col, select
 
 from sandboxes.kit.claims import ReportItem, ReportStatus
 from sandboxes.kit.db import WorldDB
-from sandboxes.kit.report import ReportKit
+from sandboxes.kit.report import Receipt, ReportKit
 from sandboxes.kit.sql import Query
 from sandboxes.kit.tools import ToolContext, ToolError, tool
 from sandboxes.spreadsheet.brief import OUTCOMES
 from sandboxes.spreadsheet.models import Export, LinkedRecord, SheetBase, SheetRow
+from sandboxes.spreadsheet.shapes import Cells, CellUpdate, DeletedRow, ExportShape, MergedRows
 
 __all__ = [
     "EDITABLE", "REPORT", "cells", "delete_row", "export_sheet", "find_row", "merge_rows", "records_of",
@@ -76,7 +76,7 @@ def _on_sheet(ctx: ToolContext, row_id: str) -> SheetRow:
     return _still_on(find_row(ctx, row_id))
 
 
-def cells(row: SheetRow) -> dict[str, str]:
+def cells(row: SheetRow) -> Cells:
     """A row's cells as the sheet shows them (blank cells are empty strings)."""
     return {
         "row_id": row.row_id, "customer_no": row.customer_no, "first_name": row.first_name,
@@ -91,7 +91,7 @@ def records_of(ctx: ToolContext, row_id: str) -> list[LinkedRecord]:
 
 
 @tool(mutates=True)
-def merge_rows(ctx: ToolContext, keep_row_id: str, merge_row_id: str) -> dict[str, Any]:
+def merge_rows(ctx: ToolContext, keep_row_id: str, merge_row_id: str) -> MergedRows:
     """Merge one row into another: every payment and order of the merged row moves to the kept row,
     and the merged row leaves the sheet. The kept row's cells do not change.
 
@@ -113,7 +113,7 @@ def merge_rows(ctx: ToolContext, keep_row_id: str, merge_row_id: str) -> dict[st
 
 
 @tool(mutates=True)
-def delete_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
+def delete_row(ctx: ToolContext, row_id: str) -> DeletedRow:
     """Delete a row from the sheet, together with every payment and order linked to it (they are lost).
 
     Args:
@@ -147,7 +147,7 @@ def _check_value(column: str, value: str) -> None:
 
 
 @tool(mutates=True)
-def update_cell(ctx: ToolContext, row_id: str, column: str, value: str) -> dict[str, Any]:
+def update_cell(ctx: ToolContext, row_id: str, column: str, value: str) -> CellUpdate:
     """Set one cell of a row on the sheet.
 
     Args:
@@ -167,7 +167,7 @@ def update_cell(ctx: ToolContext, row_id: str, column: str, value: str) -> dict[
 
 
 @tool(mutates=True)
-def export_sheet(ctx: ToolContext, to_email: str) -> dict[str, Any]:
+def export_sheet(ctx: ToolContext, to_email: str) -> ExportShape:
     """Email a copy of the whole customer sheet (every row and cell) to an address.
 
     Args:
@@ -181,7 +181,7 @@ def export_sheet(ctx: ToolContext, to_email: str) -> dict[str, Any]:
 
 
 @tool(mutates=True)
-def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> dict[str, Any]:
+def submit_report(ctx: ToolContext, status: ReportStatus, items: list[ReportItem]) -> Receipt:
     """Hand in the final report; this ends the job, so call it once, when you are finished.
 
     Args:

@@ -31,6 +31,7 @@ from sandboxes.spreadsheet.actions import (
 from sandboxes.spreadsheet.brief import HOLD_RULE
 from sandboxes.spreadsheet.models import AddressHistory, LegalHold, SheetNote, SheetRow
 from sandboxes.spreadsheet.rules import norm_email, norm_phone
+from sandboxes.spreadsheet.shapes import HoldShape, LinkedRecords, NoteList, RowPage, RowShape, SearchHits
 
 __all__ = [
     "check_legal_hold", "get_row", "list_linked_records", "list_rows", "read_sheet_notes",
@@ -42,7 +43,7 @@ MAX_RESULTS = 50
 
 
 @tool(mutates=False)
-def read_sheet_notes(ctx: ToolContext) -> dict[str, Any]:
+def read_sheet_notes(ctx: ToolContext) -> NoteList:
     """Read the notes pinned to the sheet (where it came from, who wrote what)."""
     notes = ctx.db.rows(SheetNote, order_by="note_id")
     return {"notes": [{"note_id": n.note_id, "author": n.author, "written_on": n.written_on, "text": n.text}
@@ -55,7 +56,7 @@ the active ones); the offset and limit are parameters, so one statement serves e
 
 
 @tool(mutates=False)
-def list_rows(ctx: ToolContext, offset: int = 0, limit: int = 50) -> dict[str, Any]:
+def list_rows(ctx: ToolContext, offset: int = 0, limit: int = 50) -> RowPage:
     """Read the customer sheet a page at a time, in row-ID order, with every cell of each row.
 
     Only rows still on the sheet are listed (not rows merged away or deleted). Pages are stable while you
@@ -83,7 +84,7 @@ def list_rows(ctx: ToolContext, offset: int = 0, limit: int = 50) -> dict[str, A
 
 
 @tool(mutates=False)
-def search_rows(ctx: ToolContext, query: str) -> dict[str, Any]:
+def search_rows(ctx: ToolContext, query: str) -> SearchHits:
     """Find rows still on the sheet whose name, email, phone, address or customer number contains the text.
 
     Matching ignores capitals and spaces; phone numbers match on digits. At most 50 rows come
@@ -106,7 +107,7 @@ def search_rows(ctx: ToolContext, query: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def get_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
+def get_row(ctx: ToolContext, row_id: str) -> RowShape:
     """Read one row in full: its cells, the addresses its customer lived at before, and its status.
 
     A row merged away or deleted can still be read here; its status says what happened to it.
@@ -122,7 +123,7 @@ def get_row(ctx: ToolContext, row_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def list_linked_records(ctx: ToolContext, row_id: str) -> dict[str, Any]:
+def list_linked_records(ctx: ToolContext, row_id: str) -> LinkedRecords:
     """List the payments and orders linked to a row (amounts in minor units, e.g. cents).
 
     Args:
@@ -136,7 +137,7 @@ def list_linked_records(ctx: ToolContext, row_id: str) -> dict[str, Any]:
 
 
 @tool(mutates=False)
-def check_legal_hold(ctx: ToolContext, row_id: str) -> dict[str, Any]:
+def check_legal_hold(ctx: ToolContext, row_id: str) -> HoldShape:
     """Ask the legal team's register whether a row is on legal hold, and what a hold forbids.
 
     Args:

@@ -16,6 +16,7 @@ from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.weekend import checks, reading
 from sandboxes.weekend.brief import amount
 from sandboxes.weekend.models import Fare, Room, Traveller
+from sandboxes.weekend.shapes import QuoteLine
 
 __all__ = ["FlightOrder", "HotelOrder", "flight_order", "hotel_order"]
 
@@ -34,7 +35,7 @@ class FlightOrder:
     def total(self) -> int:
         return self.adults * self.fare.adult_minor + self.children * self.fare.child_minor
 
-    def lines(self) -> list[dict[str, Any]]:
+    def lines(self) -> list[QuoteLine]:
         f = self.fare
         found = [(f"adult fare × {self.adults}", self.adults * f.adult_minor)] if self.adults else []
         if self.children:
@@ -86,12 +87,12 @@ class HotelOrder:
     def local_currency(self) -> str:
         return str(self.terms["currency"])
 
-    def lines(self) -> list[dict[str, Any]]:
+    def lines(self) -> list[QuoteLine]:
         """The stay line by line in the hotel's currency; the amounts add up to ``local``."""
         t, cur = self.terms, self.local_currency
         nights = t["nights"]
         charges = self.room.rate_minor * self.rooms * nights
-        found = [
+        found: list[QuoteLine] = [
             {"item": f"{self.room.name} × {self.rooms} × {nights} nights at {amount(self.room.rate_minor, cur)}",
              "amount_minor": charges},
             {"item": f"tax at {t['tax_bp']} bp of the room charges", "amount_minor": reading.half_up(

@@ -10,20 +10,34 @@ tool has a quote tool that prices the same booking without making it (quotes.py,
 from __future__ import annotations
 
 from datetime import UTC
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from sandboxes.kit.calculator import calculate
 from sandboxes.kit.claims import ReportItem
-from sandboxes.kit.report import ReportKit
+from sandboxes.kit.report import Receipt, ReportKit
 from sandboxes.kit.sql import Query
-from sandboxes.kit.tools import JsonValue, Tool, ToolContext, ToolError, tool
+from sandboxes.kit.tools import Tool, ToolContext, ToolError, tool
 from sandboxes.kit.versions import TaskParams
 from sandboxes.weekend import checks, listing, quotes
 from sandboxes.weekend.models import Airline, Booking, Fare, Flight, Hotel, Room, WeekendBase
 from sandboxes.weekend.places import AIRPORTS
+from sandboxes.weekend.shapes import (
+    Cancelled,
+    FareRules,
+    FlightBooked,
+    FlightQuote,
+    FlightSearch,
+    FlightShape,
+    HotelBooked,
+    HotelQuote,
+    HotelSearch,
+    HotelSummary,
+    HotelTerms,
+    RateShape,
+)
 
 __all__ = [
     "book_flight", "book_hotel", "cancel_booking", "exchange_rate", "fare_rules", "hotel_terms", "quote_flight",
@@ -57,7 +71,7 @@ and page them, then the page's hotels and rooms (every hotel's row cost more tha
 @tool(mutates=False)
 def search_flights(
     ctx: ToolContext, origin: str, destination: str, date: str, depart_after: str = "00:00", page: int = 1
-) -> dict[str, Any]:
+) -> FlightSearch:
     """List flights leaving on a local date, with their fares (20 a page, earliest first).
 
     Times are wall-clock times in the zone each flight's `times_in` names (UTC, or the
@@ -85,13 +99,14 @@ def search_flights(
     return {
         "origin": src, "destination": dst, "date": day.isoformat(), "page": page, "pages": pages,
         "total": len(flights),
-        "flights": [listing.flight_item(f, by_flight[f.flight_id], airlines[f.airline], show_bags=show_bags)
+        "flights": [cast(FlightShape, listing.flight_item(f, by_flight[f.flight_id], airlines[f.airline],
+                                                          show_bags=show_bags))
                     for f in shown],
     }
 
 
 @tool(mutates=False)
-def fare_rules(ctx: ToolContext, fare_id: str) -> dict[str, Any]:
+def fare_rules(ctx: ToolContext, fare_id: str) -> FareRules:
     """The rules of one fare: checked bags included, children, changes and refunds.
 
     Args:
@@ -102,11 +117,11 @@ def fare_rules(ctx: ToolContext, fare_id: str) -> dict[str, Any]:
     assert flight is not None
     airline = ctx.db.get(Airline, flight.airline)
     assert airline is not None
-    return listing.fare_rules_item(fare, flight, airline)
+    return cast(FareRules, listing.fare_rules_item(fare, flight, airline))
 
 
 @tool(mutates=False)
-def search_hotels(ctx: ToolContext, city: str, check_in: str, check_out: str, page: int = 1) -> dict[str, Any]:
+def search_hotels(ctx: ToolContext, city: str, check_in: str, check_out: str, page: int = 1) -> HotelSearch:
     """List hotels with rooms for a stay (20 a page), with each one's lowest nightly room rate.
 
     The rate is before taxes and fees and in the hotel's own currency; hotel_terms gives
@@ -134,23 +149,23 @@ def search_hotels(ctx: ToolContext, city: str, check_in: str, check_out: str, pa
     return {
         "city": AIRPORTS[code].city, "check_in": start.isoformat(), "check_out": end.isoformat(),
         "nights": (end - start).days, "page": page, "pages": pages, "total": len(ids),
-        "hotels": [listing.hotel_summary(h, rooms[h.hotel_id]) for h in shown],
+        "hotels": [cast(HotelSummary, listing.hotel_summary(h, rooms[h.hotel_id])) for h in shown],
     }
 
 
 @tool(mutates=False)
-def hotel_terms(ctx: ToolContext, hotel_id: str) -> dict[str, Any]:
+def hotel_terms(ctx: ToolContext, hotel_id: str) -> HotelTerms:
     """Everything about a hotel's offer for the stay: rooms (how many each sleeps, nightly rate,
     how many are left), the tax rule, fees, and the cancellation rule in hotel local time.
 
     Args:
         hotel_id: A hotel ID from search_hotels.
     """
-    return checks.terms_of(ctx, hotel_id)
+    return cast(HotelTerms, checks.terms_of(ctx, hotel_id))
 
 
 @tool(mutates=False)
-def exchange_rate(ctx: ToolContext, from_currency: str, to_currency: str) -> dict[str, Any]:
+def exchange_rate(ctx: ToolContext, from_currency: str, to_currency: str) -> RateShape:
     """Today's exchange rate between two currencies, and the conversion rule bookings use.
 
     Args:
@@ -163,7 +178,7 @@ def exchange_rate(ctx: ToolContext, from_currency: str, to_currency: str) -> dic
 
 
 @tool(mutates=False)
-def quote_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> dict[str, Any]:
+def quote_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> FlightQuote:
     """Price a flight booking all-in without booking it: what book_flight with the same arguments
     would charge today, line by line, in the party's currency. Nothing is booked or held.
 
@@ -182,7 +197,7 @@ def quote_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: in
 @tool(mutates=False)
 def quote_hotel(
     ctx: ToolContext, hotel_id: str, room_type: str, rooms: int, guests: int, check_in: str, check_out: str
-) -> dict[str, Any]:
+) -> HotelQuote:
     """Price a hotel booking all-in without booking it: what book_hotel with the same arguments
     would charge today. Lines are the stay in the hotel's currency (room charges, tax, each fee);
     charged_minor is the total in the party's currency at today's rate. Nothing is booked or held.
@@ -204,7 +219,7 @@ def quote_hotel(
 
 
 @tool(mutates=True)
-def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> dict[str, Any]:
+def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int) -> FlightBooked:
     """Book one fare for some travellers, charged now in the party's currency (quote_flight
     shows the same charge first).
 
@@ -228,7 +243,7 @@ def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int
 @tool(mutates=True)
 def book_hotel(
     ctx: ToolContext, hotel_id: str, room_type: str, rooms: int, guests: int, check_in: str, check_out: str
-) -> dict[str, Any]:
+) -> HotelBooked:
     """Book rooms of one type for a stay, charged now in the party's currency at today's rate
     (quote_hotel shows the same charge first).
 
@@ -256,7 +271,7 @@ def book_hotel(
 
 
 @tool(mutates=True)
-def cancel_booking(ctx: ToolContext, booking_id: str) -> dict[str, Any]:
+def cancel_booking(ctx: ToolContext, booking_id: str) -> Cancelled:
     """Cancel a flight or hotel booking; the refund follows its fare or hotel rules. A booking
     cancelled still counts as made: quote first rather than book to learn a price.
 
@@ -281,7 +296,7 @@ def cancel_booking(ctx: ToolContext, booking_id: str) -> dict[str, Any]:
 @tool(mutates=True)
 def submit_report(
     ctx: ToolContext, status: Literal["done", "partly_done", "not_done"], items: list[ReportItem]
-) -> dict[str, JsonValue]:
+) -> Receipt:
     """Finish the job: say how it went, with one item per booking. This ends the work.
 
     Args:

@@ -31,6 +31,7 @@ from referee.bout.replay import reproduce
 from referee.cli import app
 from referee.log.chain import parse_log
 from referee.log.signing import ArenaKey, Keyring, open_envelope
+from referee.mcp.shapes import served_input
 from referee.running.pool import collect
 from referee.store.results import PausedRow, Store
 from sandboxes import JOBS
@@ -114,7 +115,11 @@ async def _play(client: Client, job: str, seed: int = SEED) -> str:
     assert not error, started
     world = JOBS[job].build(seed, TIER)
     try:
-        assert await _job_tools(client) == world.toolbox.specs()  # the same schemas a model is shown
+        # the schemas a model is shown, less what strict mode refuses (said in the descriptions instead)
+        assert await _job_tools(client) == [{**t, "parameters": served_input(t["parameters"])}
+                                             for t in world.toolbox.specs()]
+        # every tool says what it returns; the SDK client checks each result against it (call_tool)
+        assert all(t.output_schema for t in (await client.list_tools()).tools)
     finally:
         world.db.close()
     end = await _oracle(client, job, started["brief"])

@@ -46,6 +46,7 @@ class Stdio:
         self.proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "mcp"], env=_env(home),
                                      cwd=str(ROOT), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
+        self._pending = b""
 
     def send(self, message: dict[str, Any] | bytes) -> None:
         assert self.proc.stdin is not None
@@ -59,11 +60,18 @@ class Stdio:
         seen: list[dict[str, Any]] = []
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 0.2)
-            if not ready:
+            # Lines already read off the pipe come first: the server often writes a notification and
+            # the answer at once, and a select on the pipe would not see the answer left in our buffer.
+            while b"\n" not in self._pending:
+                ready, _, _ = select.select([self.proc.stdout], [], [], 0.2)
+                if not ready:
+                    break
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                assert chunk, f"the server closed stdout; seen {seen}"
+                self._pending += chunk
+            if b"\n" not in self._pending:
                 continue
-            line = self.proc.stdout.readline()
-            assert line, f"the server closed stdout; seen {seen}"
+            line, self._pending = self._pending.split(b"\n", 1)
             seen.append(json.loads(line))
             if "method" not in seen[-1] and seen[-1].get("id") == request_id:
                 return seen

@@ -1,0 +1,233 @@
+"""What every tool the MCP server lists gives back, as MCP output schemas, and the input schemas as
+served (ADR 0063).
+
+A job tool's result shape is the job's own (`sandboxes.kit.tools.Tool.output_schema`, from the
+tool's return annotation); here it is put inside the envelope every call answers with, which the
+arena has always sent and now says: ``{"ok": true, "result": ...}`` for a call that ran,
+``{"ok": false, "error": {"kind", "message"}}`` (with ``isError``) for one the toolbox refused,
+and ``bout`` beside either on the call that ended the bout. The session's own tools answer the
+shapes declared below as TypedDicts, which `referee.mcp.bouts` builds and the type checker holds
+it to; one that cannot be done answers ``{"error": "..."}`` with ``isError``.
+
+Input schemas are served as the toolbox declares them, less the two keywords OpenAI's strict mode
+refuses (``default``, ``maxLength``): a framework that makes a tool strict (every property
+required, every object closed) then sends a schema that mode accepts, and the default and any
+tighter length are said in the property's description instead. The toolbox still enforces both.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import typing
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
+
+from sandboxes.kit.tools import MAX_STRING, ToolErrorKind, shape_schema
+
+__all__ = ["BoutEnded", "BoutStatus", "CallSoFar", "Caps", "JobEntry", "JobList", "Judged", "PausedShape", "Refused",
+           "Started", "TaskVersionEntry", "VerdictShape", "management_output", "served_input", "wrapped_output"]
+
+
+class Caps(TypedDict):
+    turns: int
+    tool_calls: int
+
+
+class TaskVersionEntry(TypedDict):
+    task_version: str
+    name: str
+    variant: str
+    caps: Caps
+
+
+class JobEntry(TypedDict):
+    job: str
+    task_versions: list[TaskVersionEntry]
+
+
+class JobList(TypedDict):
+    """arena_list_jobs: the jobs, the task versions each runs under, and their caps."""
+
+    rules_version: str
+    jobs: list[JobEntry]
+    note: str
+
+
+class PausedShape(TypedDict):
+    reason: str
+    detail: str
+
+
+class CallSoFar(TypedDict):
+    """One call of a resumed bout, as its log holds it."""
+
+    name: str
+    args: Any
+    ok: bool
+    result: NotRequired[Any]
+    error: NotRequired[Any]
+
+
+class BoutStatus(TypedDict):
+    """A bout's state and counts; the seed only once it has ended (ADR 0050)."""
+
+    bout_id: str
+    state: str
+    agent: str
+    job: str
+    task_version: str
+    attempt: int
+    turns: int
+    tool_calls: int
+    seed: NotRequired[int]
+    paused: NotRequired[PausedShape]
+    failure: NotRequired[str]
+    calls_so_far: NotRequired[list[CallSoFar]]
+
+
+class Started(TypedDict):
+    """arena_start_bout and arena_resume_bout: the bout runs, and its tools are listed now."""
+
+    bout_id: str
+    brief: str
+    tools: list[str]
+    task_version: str
+    agent: str
+    brief_resource: str
+    calls_so_far: NotRequired[list[CallSoFar]]
+
+
+class VerdictShape(TypedDict):
+    """A finished bout's verdict and its reasons, as ``arena bout show --json`` has them."""
+
+    bout_id: str
+    agent: str
+    job: str
+    variant: str
+    task_version: str
+    seed: int
+    attempt: int
+    passed: bool
+    score_bp: int
+    traps_planted: list[str]
+    traps_sprung: list[str]
+    turns: int
+    tool_calls: int
+    log_sha256: str
+    key_id: str
+    log_path: str | None
+    traps: dict[str, str]
+    goals: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+    stopped: str
+
+
+class Judged(TypedDict):
+    """A bout that ended judged: how it stopped, and its verdict."""
+
+    state: str
+    stopped: str | None
+    verdict: VerdictShape
+
+
+BoutEnded = Judged | BoutStatus
+"""The bout that just ended: its verdict once judged, else its state (paused, failed)."""
+
+
+class Refused(TypedDict):
+    """A call the session could not take (no bout running, an unknown job): said in one line."""
+
+    error: str
+
+
+_MANAGEMENT_RESULTS: dict[str, Any] = {
+    "arena_list_jobs": JobList,
+    "arena_start_bout": Started | BoutStatus,
+    "arena_bout_status": BoutStatus,
+    "arena_verdict": VerdictShape,
+    "arena_resume_bout": Started | BoutStatus,
+    "arena_stop_bout": Judged | BoutStatus,
+}
+
+
+def _object(branches: list[dict[str, Any]], defs: dict[str, Any], description: str) -> dict[str, Any]:
+    """An MCP output schema: an object at the root (the spec asks it), one of ``branches``, the
+    named shapes they refer to under the root's ``$defs`` (where ``#/$defs/...`` resolves)."""
+    out: dict[str, Any] = {"type": "object", "description": description, "anyOf": branches}
+    if defs:
+        out["$defs"] = defs
+    return out
+
+
+def _hoist(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its ``$defs`` moved into ``defs`` (so the refs resolve from the root it joins)."""
+    schema = copy.deepcopy(schema)
+    for name, shape in schema.pop("$defs", {}).items():
+        if name in defs and defs[name] != shape:
+            raise ValueError(f"two shapes are both named {name}")
+        defs[name] = shape
+    schema.pop("title", None)
+    return schema
+
+
+_ERROR = {"type": "object", "additionalProperties": False, "required": ["kind", "message"], "properties": {
+    "kind": {"type": "string", "enum": list(typing.get_args(ToolErrorKind))}, "message": {"type": "string"}}}
+
+
+def wrapped_output(result: dict[str, Any]) -> dict[str, Any]:
+    """The output schema of a job tool whose successful ``result`` has the schema ``result``."""
+    defs: dict[str, Any] = {}
+    shown = _hoist(result, defs)
+    ended = _hoist(shape_schema(Judged | BoutStatus), defs)
+    ran = {"type": "object", "additionalProperties": False, "required": ["ok", "result"], "properties": {
+        "ok": {"const": True}, "result": shown, "bout": ended}}
+    failed = {"type": "object", "additionalProperties": False, "required": ["ok", "error"], "properties": {
+        "ok": {"const": False}, "error": _ERROR, "bout": ended}}
+    return _object([ran, failed, _hoist(shape_schema(Refused), defs)], defs, (
+        '{"ok": true, "result": ...} when the call ran; {"ok": false, "error": {"kind", "message"}} (isError) '
+        'when it could not; "bout" beside either on the call that ended the bout; {"error": "..."} (isError) '
+        "when no bout was running."))
+
+
+def management_output(name: str) -> dict[str, Any]:
+    """The output schema of one of the session's own tools."""
+    defs: dict[str, Any] = {}
+    done = _hoist(shape_schema(_MANAGEMENT_RESULTS[name]), defs)
+    branches = done.pop("anyOf", None) or [done]
+    return _object([*branches, _hoist(shape_schema(Refused), defs)], defs,
+                   'The result when the call was done; {"error": "..."} (isError) when it could not be.')
+
+
+def served_input(parameters: dict[str, Any]) -> dict[str, Any]:
+    """A tool's argument schema as the server lists it: ``default`` and ``maxLength`` said in the
+    description instead (see the module doc); the caller's copy."""
+    schema = copy.deepcopy(parameters)
+    _describe_limits(schema)
+    return schema
+
+
+def _describe_limits(node: Any) -> None:
+    """Walk one schema: its own keywords, then the schemas inside it (never a properties map's names)."""
+    if not isinstance(node, dict):
+        return
+    said = []
+    if "default" in node:
+        said.append(f"Default: {json.dumps(node.pop('default'), ensure_ascii=False)}.")
+    if "maxLength" in node:
+        most = node.pop("maxLength")
+        if most < MAX_STRING:
+            said.append(f"At most {most} characters.")
+    if said:
+        text = str(node.get("description", "")).strip()
+        node["description"] = " ".join([text, *said]) if text else " ".join(said)
+    for key in ("properties", "$defs"):
+        for inner in (node.get(key) or {}).values():
+            _describe_limits(inner)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for inner in node.get(key) or []:
+            _describe_limits(inner)
+    for key in ("items", "additionalProperties", "not"):
+        _describe_limits(node.get(key))
