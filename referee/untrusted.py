@@ -8,8 +8,9 @@ made from data must stay under its folder, through no link (`path_under`). Outpu
 written by `write_under`: a new file in the folder, renamed over the old one, never
 through a symbolic link the arena did not make.
 
-Text from outside (a provider's error, a model's words, an agent's stderr) is kept exactly
-in the signed log; what is stored in a database column is made storable on every backend
+Text from outside (a provider's error, a model's words, a crashed agent's traceback) is kept
+exactly in the signed log (an agent's stderr, there only to be read, is logged as `shown`
+makes it); what is stored in a database column is made storable on every backend
 (`storable`: PostgreSQL refuses NUL, no driver takes a lone surrogate), and what is shown
 to a person has its control characters escaped (`shown`), so a provider cannot retitle a
 terminal or forge a line of the operator's listing. Numbers from outside are bounded like

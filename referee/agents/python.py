@@ -31,10 +31,12 @@ from referee.agents.host import bounded
 from referee.agents.sandbox import Sandbox
 from referee.canonical import canonical_bytes
 from referee.errors import AgentFailed, ResumeError, UnknownAgent
+from referee.untrusted import shown
 from sandboxes.kit.policy import Call, Observation
 from sandboxes.kit.tools import ToolOutcome
 
-__all__ = ["DEFAULT_TIMEOUT", "PYTHON_SPEC", "PythonAgent", "hidden_variables", "probe", "split_spec"]
+__all__ = ["DEFAULT_TIMEOUT", "PYTHON_SPEC", "STDERR_LOGGED", "PythonAgent", "hidden_variables", "probe",
+           "split_spec", "stderr_logged"]
 
 PYTHON_SPEC = re.compile(r"^python:([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*):([A-Za-z_][A-Za-z0-9_]*)$")
 DEFAULT_TIMEOUT = 300.0
@@ -42,6 +44,10 @@ DEFAULT_TIMEOUT = 300.0
 MAX_LINE = 32 * 1024 * 1024
 """Longest answer line read from an agent; a longer one is a bad reply, not a bigger buffer."""
 _STDERR_TAIL = 16_384
+STDERR_LOGGED = 8192
+"""Most bytes of an agent's stderr (its last) the bout's ``agent.stderr`` event keeps."""
+_DRAIN_WAIT = 2.0
+"""Seconds to wait, once the agent's process has exited, for the rest of its stderr."""
 
 _KEY_VARIABLES = ("FORGE_ARENA_SIGNING_KEY", "FORGE_ARENA_SIGNING_KEY_FILE", "ARENA_DB_URL")
 
@@ -73,8 +79,13 @@ def _environment() -> dict[str, str]:
     return env
 
 
+_HOST = "import sys; from referee.agents.host import main; sys.exit(main())"
+"""How the agent's process starts the host: imported, not run with ``-m``, whose runpy warns on
+stderr that the package imported it first (every agent's stderr would open with that warning)."""
+
+
 def _command(module: str, factory: str) -> list[str]:
-    return [sys.executable, "-m", "referee.agents.host", module, factory]
+    return [sys.executable, "-c", _HOST, module, factory]
 
 
 def probe(spec: str, timeout: float = 60.0) -> dict[str, str]:
@@ -105,6 +116,22 @@ def probe(spec: str, timeout: float = 60.0) -> dict[str, str]:
     raise UnknownAgent(f"{spec}: cannot load the agent: {last[0][:300]}")
 
 
+def stderr_logged(tail: bytes, written: int) -> dict[str, Any] | None:
+    """An ``agent.stderr`` event's data from the last bytes an agent wrote to stderr and how many
+    it wrote in all (None when it wrote none): the last `STDERR_LOGGED` bytes, starting at a
+    character's first byte, decoded with replacement and with every control character but newline
+    and tab escaped, so no reader of the log, a terminal or a page, can be steered by it."""
+    if written <= 0:
+        return None
+    kept = tail[-STDERR_LOGGED:]
+    if len(kept) < written:  # cut: drop a character's continuation bytes the cut left at the start
+        start = 0
+        while start < min(3, len(kept)) and 0x80 <= kept[start] <= 0xBF:
+            start += 1
+        kept = kept[start:]
+    return {"bytes_written": written, "bytes_kept": len(kept), "text": shown(kept.decode(errors="replace"), lines=True)}
+
+
 def _as_args(value: object) -> Any:
     """Arguments as the agent sent them: not a dict is the toolbox's to refuse, as for a model."""
     return value
@@ -123,6 +150,7 @@ class PythonAgent:
         self._proc: asyncio.subprocess.Process | None = None
         self._stderr: collections.deque[bytes] = collections.deque()
         self._stderr_size = 0
+        self._stderr_written = 0
         self._drain: asyncio.Task[None] | None = None
         self._failure: AgentFailed | None = None
         self._observation: Observation | None = None
@@ -258,8 +286,16 @@ class PythonAgent:
         while chunk := await proc.stderr.read(4096):
             self._stderr.append(chunk)
             self._stderr_size += len(chunk)
+            self._stderr_written += len(chunk)
             while self._stderr_size > _STDERR_TAIL and len(self._stderr) > 1:
                 self._stderr_size -= len(self._stderr.popleft())
+
+    async def stderr(self) -> dict[str, Any] | None:
+        """What the agent wrote to stderr over the bout, as its ``agent.stderr`` event logs it
+        (`stderr_logged`; None if nothing). The bout is over when this is asked, so the process
+        is stopped first and its stderr read to the end: what it wrote last is not lost to a race."""
+        await self._stop()
+        return stderr_logged(b"".join(self._stderr), self._stderr_written)
 
     def _fail(self, failure: AgentFailed) -> AgentFailed:
         self._failure = failure
@@ -291,7 +327,7 @@ class PythonAgent:
             self._kill()
             await proc.wait()
         if self._drain is not None:
-            self._drain.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._drain
+            with contextlib.suppress(TimeoutError):  # wait_for cancels it past the wait
+                await asyncio.wait_for(self._drain, _DRAIN_WAIT)
+            self._drain = None
         self._proc = None

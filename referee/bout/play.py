@@ -374,6 +374,17 @@ def _pause(bout: Bout, pause: _Pause) -> Paused:
                   None if bout.work is None else bout.work.path)
 
 
+async def _stderr_of(bout: Bout) -> dict[str, Any] | None:
+    """A user's agent's stderr as its ``agent.stderr`` event logs it, or None: an agent that
+    has none (scripted, model) or wrote nothing, so their logs are as they always were, and a
+    resumed bout whose log already holds it."""
+    asker = getattr(bout.driver, "stderr", None)
+    if asker is None or bout.writer.events[-1]["type"] == "agent.stderr":
+        return None
+    said: dict[str, Any] | None = await asker()
+    return said
+
+
 def _cost_of(bout: Bout) -> int | None:
     price = (bout.driver.params or {}).get("price")
     if price is None:
@@ -406,6 +417,9 @@ async def finish(
     }
     if logged is None:
         await bout.writer.synced()  # the last turn's fsync, if it ran ahead, off the event loop
+        said = await _stderr_of(bout)
+        if said is not None:
+            await bout.writer.append_async("agent.stderr", said)
         full["finished_at"] = now()
         bout.writer.append("bout.result", full, last=True)  # on disk at the close just below
     elif any(logged.get(k) != v for k, v in full.items() if k in logged) or "passed" not in logged:

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.log.events import AgentError, BodyEvent, CapReached, Pause, Result, ToolEvent
+from referee.log.events import AgentError, AgentStderr, AgentStderrData, BodyEvent, CapReached, Pause, Result, ToolEvent
 
-__all__ = ["Reasons", "SprungTrap", "reasons"]
+__all__ = ["Reasons", "SprungTrap", "agent_stderr", "reasons", "stderr_heading"]
 
 _STOPPED = {"report": "the agent submitted its report", "agent_stopped": "the agent stopped without a call"}
 
@@ -100,3 +100,17 @@ def reasons(body: Sequence[BodyEvent], result: Result | None) -> Reasons:
         goals_missed=tuple(_line(g.name, g.detail) for g in result.goals if not g.met),
         false_claims=tuple(_line(c.claim, c.detail) for c in result.claims if not c.true),
         stopped=result.stopped, stopped_text=_stopped_text(body, result.stopped))
+
+
+def agent_stderr(body: Sequence[BodyEvent]) -> AgentStderrData | None:
+    """What a user's agent wrote to stderr, as its ``agent.stderr`` event logged it (None: it wrote
+    nothing, or the log is older than the event). Shown beside the reasons: a failure says there
+    what it was."""
+    return next((e.data for e in reversed(body) if isinstance(e, AgentStderr)), None)
+
+
+def stderr_heading(said: AgentStderrData) -> str:
+    """The line above the agent's stderr, saying whether it is the whole or its tail."""
+    if said.bytes_kept >= said.bytes_written:
+        return f"Agent's stderr ({said.bytes_written} bytes):"
+    return f"Agent's stderr (its last {said.bytes_kept} of {said.bytes_written} bytes):"

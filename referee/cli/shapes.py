@@ -237,6 +237,15 @@ class Reasons(Shape):
     stopped_text: str
 
 
+class Stderr(Shape):
+    """What a ``python:`` agent wrote to stderr: the last ``bytes_kept`` of ``bytes_written``
+    bytes, control characters escaped (its ``agent.stderr`` event)."""
+
+    bytes_written: int
+    bytes_kept: int
+    text: str
+
+
 class BoutShow(Shape):
     """A finished bout (verified: header, result, cost, log digest) or a paused one (why, so far);
     either way ``reasons`` first: why it failed, or that it is not judged yet."""
@@ -244,6 +253,8 @@ class BoutShow(Shape):
     status: Literal["verified", "paused"]
     bout_id: str
     reasons: Reasons
+    stderr: Stderr | None = None
+    """Only a finished bout's, and None unless its agent wrote to stderr."""
     log_sha256: str | None = None
     header: dict[str, Any] | None = None
     result: dict[str, Any] | None = None

@@ -18,16 +18,27 @@ from typing import TYPE_CHECKING, Any
 
 import pybase64
 
-from referee.bout.reasons import Reasons, reasons
+from referee.bout.reasons import Reasons, agent_stderr, reasons, stderr_heading
 from referee.canonical import strict_loads
 from referee.errors import ArenaError, KeyFileError, LogCorrupt
 from referee.log.chain import BoutLog, parse_log, read_events
-from referee.log.events import Event, Header, HeaderEvent, ModelTurn, ResultEvent, ToolEvent
+from referee.log.events import (
+    AgentStderr,
+    AgentStderrData,
+    BodyEvent,
+    Event,
+    Header,
+    HeaderEvent,
+    ModelTurn,
+    ResultEvent,
+    ToolEvent,
+)
 from referee.log.keys import Period, load_periods
 from referee.log.parallel import ordered_map
 from referee.log.signing import Keyring
 from referee.log.verify import Cause, Check, read_bounded, read_start, verify_bytes, verify_path
 from referee.store.home import db_url, keyring, keys_dir
+from referee.untrusted import shown
 
 if TYPE_CHECKING:
     from referee.bout.replay import Reproduction
@@ -274,9 +285,17 @@ def bout_json(target: str, keys: list[Path] | None, db: str | None) -> dict[str,
     h, r = log.start.data, log.end.data
     return {"bout_id": h.bout_id, "status": "verified", "log_sha256": check.log_sha256,
             "reasons": reasons(log.body, r).as_json(),
+            "stderr": _stderr_json(agent_stderr(log.body)),
             "header": h.model_dump(mode="json"), "result": r.model_dump(mode="json"),
             "cost": cost_fields(log.usage.input_tokens, log.usage.output_tokens, r.cost_micro_usd),
             "event_counts": _counts(log.events), "events": list(log.events)}
+
+
+def _stderr_json(said: AgentStderrData | None) -> dict[str, Any] | None:
+    """The agent's stderr for a program: bytes written, bytes kept (the last), the text; None if none."""
+    if said is None:
+        return None
+    return {"bytes_written": said.bytes_written, "bytes_kept": said.bytes_kept, "text": shown(said.text, lines=True)}
 
 
 def _counts(events: Sequence[Any]) -> dict[str, int]:
@@ -325,9 +344,19 @@ def _body(events: Sequence[Event], full: bool) -> list[str]:
             flag = " (FORBIDDEN)" if d.forbidden else ""
             shown = d.result if d.ok else {"error": d.error}
             out.append(f"[{e.seq}]   {d.name}{flag} {_short(d.args, cut_args)} -> {_short(shown, cut_rest)}")
+        elif isinstance(e, AgentStderr):
+            out.append(f"[{e.seq}] agent.stderr: {e.data.bytes_written} bytes (shown above)")
         elif not isinstance(e, HeaderEvent | ResultEvent):
             out.append(f"[{e.seq}] {e.type}: {_short(e.data.model_dump(), cut_rest)}")
     return out
+
+
+def _stderr_lines(body: Sequence[BodyEvent]) -> list[str]:
+    """The agent's stderr under its heading, indented, after the reasons (none: no lines)."""
+    said = agent_stderr(body)
+    if said is None:
+        return []
+    return ["", stderr_heading(said), *("  " + line for line in shown(said.text, lines=True).splitlines())]
 
 
 def _paused_reasons(p: _PausedLog) -> Reasons:
@@ -350,7 +379,7 @@ def _render_paused(p: _PausedLog, full: bool) -> str:
 def _render_log(log: BoutLog, status: str, full: bool = False) -> str:
     """The bout as text, read from its typed events."""
     h, r = log.start.data, log.end.data
-    out = [*reasons(log.body, r).lines(), "", *_head(h, status), *_body(log.body, full)]
+    out = [*reasons(log.body, r).lines(), *_stderr_lines(log.body), "", *_head(h, status), *_body(log.body, full)]
     out += ["", "Traps:"]
     for f in r.findings:
         where = f" (events {', '.join(map(str, f.events))})" if f.events else ""

@@ -45,7 +45,8 @@ GENESIS = "0" * 64
 
 
 EventType = Literal[
-    "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "agent.error", "bout.result",
+    "bout.header", "model.turn", "tool", "cap.reached", "pause", "resume", "agent.error", "agent.stderr",
+    "bout.result",
 ]
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "AgentError",
     "AgentErrorData",
     "AgentInfo",
+    "AgentStderr",
+    "AgentStderrData",
     "BodyEvent",
     "CapReached",
     "CapReachedData",
@@ -199,6 +201,17 @@ class AgentErrorData(_Model):
     detail: str
 
 
+class AgentStderrData(_Model):
+    """What a user's agent wrote to stderr over the bout: the last bytes of it, decoded and its
+    control characters escaped (`referee.untrusted.shown`), and how many bytes it wrote in all,
+    so a reader knows whether ``text`` is the whole or its tail. Written only when it wrote any."""
+
+    bytes_written: int
+    bytes_kept: int
+    """How many of the last bytes ``text`` was decoded from (fewer than written: the head was cut)."""
+    text: str
+
+
 class ResumeData(_Model):
     after_event: int
     replayed_calls: int
@@ -302,12 +315,17 @@ class AgentError(_Event):
     data: AgentErrorData
 
 
+class AgentStderr(_Event):
+    type: Literal["agent.stderr"]
+    data: AgentStderrData
+
+
 class ResultEvent(_Event):
     type: Literal["bout.result"]
     data: Result
 
 
-BodyEvent = ModelTurn | ToolEvent | CapReached | Pause | Resume | AgentError
+BodyEvent = ModelTurn | ToolEvent | CapReached | Pause | Resume | AgentError | AgentStderr
 """The events between a log's header and its result."""
 
 Event = Annotated[HeaderEvent | BodyEvent | ResultEvent, Field(discriminator="type")]

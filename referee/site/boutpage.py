@@ -19,11 +19,23 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from catalog import Catalog, CatalogError
-from referee.bout.reasons import reasons
+from referee.bout.reasons import agent_stderr, reasons, stderr_heading
 from referee.bout.scoring import FULL, weighted_base_bp
-from referee.log.events import AgentError, BodyEvent, CapReached, Header, ModelTurn, Pause, Result, Resume, ToolEvent
+from referee.log.events import (
+    AgentError,
+    AgentStderr,
+    BodyEvent,
+    CapReached,
+    Header,
+    ModelTurn,
+    Pause,
+    Result,
+    Resume,
+    ToolEvent,
+)
 from referee.log.regrades import RegradeRecord
 from referee.site.regradeview import Seen, verdict_views
+from referee.untrusted import shown
 
 __all__ = ["PART_BYTES", "BoutPages", "fold", "render_bout"]
 
@@ -99,6 +111,9 @@ def _event_context(e: BodyEvent) -> dict[str, Any]:
     if isinstance(e, AgentError):
         return {"kind": "note", "e": e, "label": f"Agent error ({e.data.kind})",
                 "text": f"turn {e.data.turn}: {e.data.detail}"}
+    if isinstance(e, AgentStderr):
+        return {"kind": "note", "e": e, "label": "Agent's stderr",
+                "text": f"{e.data.bytes_written} bytes written (shown with the reasons above)"}
     return {"kind": "note", "e": e, "label": e.type, "text": ""}  # pragma: no cover - every body type is above
 
 
@@ -179,6 +194,7 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
         item["links"] = links(f.events, f.calls)
     part_links = [(n, href(n)) for n in range(1, len(parts) + 1)]
     why = reasons(body, result)
+    said = agent_stderr(body)
     why_traps = [(t, None if t.seq is None or t.seq not in where else f"{href(where[t.seq])}#e{t.seq}")
                  for t in why.traps]
     stopped = _STOPPED.get(result.stopped, result.stopped) if result else ""
@@ -193,7 +209,10 @@ def render_bout(env: Environment, *, page_id: str, header: Header, body: Sequenc
         "fail_reasons": _fail_reasons(result) if result else [], "paused_reason": paused,
         "so_far": f"{turns} turns and {calls} tool calls",
         "versions": f"Rules {header.rules_version} · {header.task_version}",
-        "why": why, "why_traps": why_traps, "regrades": verdict_views(regrades, bid, links),
+        "why": why, "why_traps": why_traps,
+        "stderr": None if said is None else {"heading": stderr_heading(said).rstrip(":"),
+                                             "text": shown(said.text, lines=True)},
+        "regrades": verdict_views(regrades, bid, links),
     }
     page_t = env.get_template("bout.html.j2")
     pages = {}

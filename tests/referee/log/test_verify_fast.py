@@ -176,6 +176,7 @@ def test_the_shape_check_refuses_exactly_what_the_models_refuse(key: ArenaKey) -
                             "tool_calls": 3})
     others.append("resume", {"after_event": 4, "replayed_calls": 3, "pending_calls": 0})
     others.append("agent.error", {"turn": 3, "kind": "timed_out", "detail": "no reply in 30 s"})
+    others.append("agent.stderr", {"bytes_written": 9000, "bytes_kept": 8192, "text": "Traceback\n"})
     others.append("model.turn", {"turn": 4, "text": "", "cut_off": True, "dropped": 2, "usage": {
         "input_tokens": 9, "output_tokens": 0}, "calls": [{"name": "a", "args": "{", "id": "c-1"},
                                                           {"name": "b", "args": {}, "id": None}]})
