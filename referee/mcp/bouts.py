@@ -53,6 +53,10 @@ from referee.mcp.shapes import (
 from referee.running.pool import CLIENT_PREFIX
 from referee.running.resume import Unfinished, resume_bout_async
 from referee.running.runner import MAX_SEED
+from referee.seasons.clients import claim_next, pause_planned, settle_planned
+from referee.seasons.queue import release, renew
+from referee.seasons.season import LEASE
+from referee.seasons.worker import worker_name
 from referee.store.results import PausedRow, Store
 from sandboxes import JOBS, UnknownJob, get_job
 from sandboxes.kit.policy import Call
@@ -63,6 +67,9 @@ __all__ = ["CLIENT_PREFIX", "DEFAULT_IDLE", "MANAGEMENT", "Arena", "ClientAgent"
 
 DEFAULT_IDLE = 1800.0
 """Seconds a bout waits for its client's next call before it pauses as ``disconnected``."""
+
+_SDK_DEFAULTS = {("mcp", "0.1.0")}
+"""clientInfo an SDK sends when its user set none: it names no agent, so it cannot be ranked."""
 
 _NAME_PART = re.compile(r"[^A-Za-z0-9._/@+-]+")
 
@@ -110,6 +117,9 @@ class LiveBout:
     asked: bool = False
     """Whether the loop is waiting for this bout's next turn (its request already taken)."""
     task: asyncio.Task[None] | None = None
+    planned: int | None = None
+    """The season's planned bout this is (its ``season_bout`` id), held under ``holder``'s lease."""
+    holder: str = ""
 
     def sink(self, _bout_id: str) -> Any:
         """Where each logged line also goes: the session reads the outcomes the log holds."""
@@ -191,14 +201,17 @@ class Arena:
             outcome = await play
         except Exception as err:  # a fault outside the client's play: this bout's, never the server's
             bout.state, bout.failure = "failed", f"{type(err).__name__}: {str(err)[:300]}"
+            if bout.planned is not None:
+                release(self.store, bout.holder, [bout.planned])  # queued again, for a client to play
             return
         if isinstance(outcome, BoutRecord):
-            self.store.add([outcome])
+            settle_planned(self.store, outcome)  # a season's planned bout is marked finished with its row
             if outcome.work_log is not None:
                 outcome.work_log.discard()
             bout.record, bout.state = outcome, "finished"
         elif isinstance(outcome, Paused):
             self.store.pause([outcome])
+            pause_planned(self.store, outcome.spec)
             bout.paused, bout.state = outcome, "paused"
         else:
             bout.state, bout.failure = "failed", "another process holds this bout's log"
@@ -248,6 +261,15 @@ MANAGEMENT: dict[str, dict[str, Any]] = {
             "attempt": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Attempt number."},
             "agent": {"type": "string", "description": "What you are (a model, a scaffold), for the boards."},
         }},
+    },
+    "arena_next_season_bout": {
+        "description": "Play the next bout a season planned for you (ranked): the season chose its job, task "
+                       "version, attempt and seed (kept secret until the bout ends). Returns the brief, as "
+                       "arena_start_bout does. Needs the name and version your client declares "
+                       "(MCP initialize clientInfo); the season plans bouts for mcp:<that name>.",
+        "parameters": {"type": "object", "additionalProperties": False, "required": ["season"], "properties": {
+            "season": {"type": "string", "description": "The season's name (arena season new NAME --agent "
+                       "mcp:<your client name>)."}}},
     },
     "arena_bout_status": {
         "description": "A bout's state (running, paused, finished), turns and tool calls so far.",
@@ -304,6 +326,10 @@ class Session:
         self.version = version
         self.bouts: dict[str, LiveBout] = {}
         self.current: LiveBout | None = None
+        self.holder = worker_name()
+        """Who holds this session's planned season bouts (host:pid:random, as a worker is named)."""
+        self.lease = arena.idle + LEASE
+        """A bout pauses after ``idle`` seconds without a call, so its lease outlasts that; renewed at each call."""
         self._lock = asyncio.Lock()
 
     def tools(self) -> list[dict[str, Any]]:
@@ -334,6 +360,8 @@ class Session:
             return Reply(_jobs())
         if name == "arena_start_bout":
             return await self._start(args)
+        if name == "arena_next_season_bout":
+            return await self._next_planned(_arg(args, "season", str) or "")
         if name == "arena_bout_status":
             return Reply(self._pick(args).status())
         if name == "arena_verdict":
@@ -380,11 +408,39 @@ class Session:
             raise ClientError(f"seed is 0..{MAX_SEED} and attempt 1..100")
         name = agent_spec(self.client, _arg(args, "agent", str))
         spec = BoutSpec(name, job.slug, tv.slug, seed, attempt, catalog.current_rules.version, practice=practice)
-        agent = ClientAgent(name, {"name": self.client[:200], "version": self.version[:200]}, self.arena.idle)
-        bout = LiveBout(new_bout_id(), spec, agent)
+        return await self._begin(spec, new_bout_id(), None, {})
+
+    async def _begin(self, spec: BoutSpec, bout_id: str, planned: int | None, extra: dict[str, Any]) -> Reply:
+        agent = ClientAgent(spec.agent, {"name": self.client[:200], "version": self.version[:200]}, self.arena.idle)
+        bout = LiveBout(bout_id, spec, agent, planned=planned, holder=self.holder)
         play = run_bout_async(spec, self.arena.key, agent=agent, out_dir=self.arena.out_dir,
                               work_dir=self.arena.work_dir, keep_work_log=True, bout_id=bout.bout_id, sink=bout.sink)
-        return await self._launch(bout, play, {})
+        return await self._launch(bout, play, extra)
+
+    async def _next_planned(self, season: str) -> Reply:
+        """The next bout the season planned for this client, held under this session's lease
+        (ADR 0066); ranked, so the client must have said who it is."""
+        self._busy()
+        if not self.declared:
+            raise ClientError(
+                "ranked play needs your agent's name and version, as your MCP client declares them in initialize "
+                f"clientInfo (this client declared {self.client[:80]!r} {self.version[:40]!r}"
+                + (", the MCP SDK's default" if (self.client, self.version) in _SDK_DEFAULTS else "")
+                + "); set them (for example Client(..., client_info=Implementation(name=..., version=...))) "
+                "or play practice bouts with arena_start_bout")
+        claimed = claim_next(self.arena.store, season, agent_spec(self.client, None), self.holder, self.lease)
+        if claimed is None:
+            raise ClientError(f"season {season!r} has no bout left for {agent_spec(self.client, None)}: "
+                              "every planned bout is finished or held by another client")
+        spec = claimed.spec
+        return await self._begin(spec, claimed.bout_id, claimed.id,
+                                 {"season": season, "job": spec.job, "attempt": spec.attempt})
+
+    @property
+    def declared(self) -> bool:
+        """Whether the client said who it is: a name and a version of its own, not the SDK's default."""
+        return bool(self.client.strip() and self.version.strip() and self.client != "client"
+                    and (self.client, self.version) not in _SDK_DEFAULTS)
 
     async def _resume(self, bout_id: str) -> Reply:
         self._busy()
@@ -436,6 +492,8 @@ class Session:
             raise ClientError(f"no tool {name[:80]!r} now: no bout is running in this session{detail}; "
                               "start one with arena_start_bout or carry one on with arena_resume_bout")
         calls = bout.tool_calls
+        if bout.planned is not None:
+            renew(self.arena.store, self.holder, [bout.planned], self.lease)
         await self._turn(bout, Turn(calls=(Call(name, args),)))
         ran = bout.tool_calls > calls
         why = "the bout's tool-call cap was reached" if bout.stopped == "cap" else f"the bout is {bout.state}"

@@ -97,6 +97,10 @@ class Started(TypedDict):
     agent: str
     brief_resource: str
     calls_so_far: NotRequired[list[CallSoFar]]
+    season: NotRequired[str]
+    """arena_next_season_bout: the season whose planned bout this is, its job and attempt (never its seed)."""
+    job: NotRequired[str]
+    attempt: NotRequired[int]
 
 
 class VerdictShape(TypedDict):
@@ -149,6 +153,7 @@ _MANAGEMENT_RESULTS: dict[str, Any] = {
     "arena_bout_status": BoutStatus,
     "arena_verdict": VerdictShape,
     "arena_resume_bout": Started | BoutStatus,
+    "arena_next_season_bout": Started | BoutStatus,
     "arena_stop_bout": Judged | BoutStatus,
 }
 

@@ -28,6 +28,7 @@ from referee.bout.outcomes import BoutRecord, BoutSpec, Paused
 from referee.bout.play import new_bout_id
 from referee.errors import ArenaError
 from referee.log.chain import utc_now
+from referee.running.pool import CLIENT_PREFIX
 from referee.seasons.season import Season, SeasonBout
 from referee.store.results import BoutRow, PausedRow, Store, StoreBase, row_from_paused, row_from_record, write_lock
 
@@ -130,7 +131,8 @@ def claim(
         free = or_(col(SeasonBout.state) == "queued", and_(
             col(SeasonBout.state).in_(("running", "paused")), func.coalesce(SeasonBout.lease_until, 0) < now,
             func.coalesce(SeasonBout.not_before, 0) <= now))
-        query = select(SeasonBout).where(free).order_by(col(SeasonBout.id)).limit(n * 4 + 16)
+        playable = ~col(SeasonBout.agent).startswith(CLIENT_PREFIX)  # an MCP client plays its own (clients.py)
+        query = select(SeasonBout).where(free, playable).order_by(col(SeasonBout.id)).limit(n * 4 + 16)
         if season is not None:
             query = query.where(SeasonBout.season == season)
         candidates = list(session.exec(query.with_for_update(skip_locked=True)))
@@ -274,7 +276,8 @@ def outstanding(store: Store, season: str | None = None) -> dict[str, float]:
     with Session(store.engine) as session:
         now = db_now(session)
         query = select(SeasonBout.state, SeasonBout.lease_until, SeasonBout.not_before).where(
-            col(SeasonBout.state).in_(("queued", "running", "paused")))
+            col(SeasonBout.state).in_(("queued", "running", "paused")),
+            ~col(SeasonBout.agent).startswith(CLIENT_PREFIX))  # no worker plays an MCP client's bouts
         if season is not None:
             query = query.where(SeasonBout.season == season)
         ready = held = 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
 import threading
 import time
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sqlalchemy import BigInteger, Text, UniqueConstraint, func
-from sqlmodel import Field, Session, select
+from sqlmodel import Field, Session, col, select
 
 from catalog import load_catalog
 from referee.agents import AgentOptions
@@ -27,14 +28,14 @@ from referee.bout.outcomes import BoutRecord, BoutSpec, Paused
 from referee.errors import ArenaError
 from referee.log.chain import utc_now
 from referee.log.signing import ArenaKey
-from referee.running.pool import HELD_REASONS, RunProgress
+from referee.running.pool import CLIENT_PREFIX, HELD_REASONS, RunProgress
 from referee.running.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.store.boards import Pending
 from referee.store.results import BoutRow, PausedRow, Store, StoreBase, write_lock
 
 __all__ = [
-    "LEASE", "MAX_ATTEMPTS", "Season", "SeasonBout", "SeasonError", "new_season", "pending_attempts", "run_season",
-    "season_agents", "season_run_file", "season_status",
+    "LEASE", "MAX_ATTEMPTS", "Season", "SeasonBout", "SeasonError", "is_client_agent", "new_season", "pending_attempts",
+    "run_season", "season_agents", "season_run_file", "season_status",
 ]
 
 LEASE = 30.0
@@ -46,6 +47,27 @@ MAX_ATTEMPTS = 100
 
 class SeasonError(ArenaError, ValueError):
     """A season name taken, unknown, or a plan that does not make sense."""
+
+
+_CLIENT_NAME = re.compile(r"^[A-Za-z0-9._/@+]([A-Za-z0-9._/@+-]{0,78}[A-Za-z0-9._/@+])?$")
+
+
+def is_client_agent(spec: str) -> bool:
+    """Whether a season's agent is an MCP client (``mcp:<client name>``): its bouts are played by
+    the client that declares that name (`referee.mcp`), never by a runner or worker, which skip them."""
+    return spec.startswith(CLIENT_PREFIX)
+
+
+def _check_client_agent(spec: str) -> str:
+    """An MCP client agent as `referee.mcp.bouts.agent_spec` names a client's season bouts.
+
+    Raises:
+        SeasonError: not ``mcp:`` and a name of 1-80 letters, digits and ``._/@+-``.
+    """
+    if not _CLIENT_NAME.match(spec.removeprefix(CLIENT_PREFIX)):
+        raise SeasonError(f"an MCP agent in a season is mcp:<client name>, the name the client declares "
+                          f"(1-80 letters, digits and ._/@+-, no colon); not {spec[:120]!r}")
+    return spec
 
 
 class Season(StoreBase, table=True):
@@ -109,7 +131,10 @@ def new_season(
     if not 1 <= variants <= 10_000:
         raise SeasonError("variants must be between 1 and 10000")
     draw = rng or secrets.SystemRandom()
-    probe = plan_bouts(agents, jobs, tiers, [0], attempts, rules_version, season=name)
+    clients = [_check_client_agent(a) for a in agents if is_client_agent(a)]
+    # the plan's cells do not depend on who plays them: an MCP client stands in for no agent kind the runner knows
+    others = [a for a in agents if not is_client_agent(a)] or (["scripted:oracle"] if clients else [])
+    probe = plan_bouts(others, jobs, tiers, [0], attempts, rules_version, season=name)
     cells = sorted({(s.job, s.task_version) for s in probe})
     plan: dict[str, list[int]] = {}
     for job, tier in cells:
@@ -152,7 +177,8 @@ def _claim(store: Store, name: str, limit: int | None, runner: str) -> list[Seas
     with Session(store.engine) as session:
         write_lock(session)
         now = db_now(session)
-        query = (select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state == "queued")
+        query = (select(SeasonBout).where(SeasonBout.season == name, SeasonBout.state == "queued",
+                                          ~col(SeasonBout.agent).startswith(CLIENT_PREFIX))  # MCP clients play those
                  .order_by(SeasonBout.id).with_for_update(skip_locked=True))  # type: ignore[arg-type]
         if limit is not None:
             query = query.limit(limit)
@@ -303,7 +329,8 @@ def _held_elsewhere(store: Store, name: str, runner: str) -> float | None:
     with Session(store.engine) as session:
         now = db_now(session)
         others = list(session.exec(select(SeasonBout).where(
-            SeasonBout.season == name, SeasonBout.state == "running", SeasonBout.worker != runner)))
+            SeasonBout.season == name, SeasonBout.state == "running", SeasonBout.worker != runner,
+            ~col(SeasonBout.agent).startswith(CLIENT_PREFIX))))  # a client's bout is the client's to finish
     if not others:
         return None
     if any(lease_void(e.worker, e.lease_until, now) for e in others):

@@ -201,7 +201,8 @@ def test_http_sessions_play_at_once_and_see_only_their_own(
                 await event.wait()
             names = {t.name for t in (await client.list_tools()).tools}
             assert not names - {"arena_list_jobs", "arena_start_bout", "arena_bout_status", "arena_verdict",
-                                "arena_resume_bout", "arena_stop_bout"}  # the bout is over: its tools are gone
+                                "arena_resume_bout", "arena_stop_bout",
+                                "arena_next_season_bout"}  # the bout is over: its tools are gone
             for other, bout_id in played.items():
                 reply, error = await _call(client, "arena_verdict", {"bout_id": bout_id})
                 assert error is (other != job), reply

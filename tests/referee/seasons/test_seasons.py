@@ -179,3 +179,25 @@ def test_a_season_run_waits_for_a_live_holder_and_never_plays_its_bout(store: St
     _hold(store, "another-machine:1:abc", 600)
     assert run_season(store, "s", key, deadline=1.5) == 0  # held elsewhere: waited, then its deadline came
     assert season_status(store, "s")["running"] == 1 and store.rows("s") == []
+
+
+def test_runners_and_workers_leave_an_mcp_clients_bouts_to_it(store: Store, key: ArenaKey) -> None:
+    """ADR 0066: a season plans ``mcp:<client>`` bouts beside any agent's; only that client's
+    server claims them (`referee.seasons.clients`), never a runner or worker, which cannot play them."""
+    from referee.seasons.clients import claim_next
+    from referee.seasons.queue import claim, outstanding
+
+    new_season(store, "s", ["scripted:oracle", "mcp:my-client"], ["toy"], ["normal-1.0"], variants=1, attempts=2)
+    assert run_season(store, "s", key, deadline=60) == 2  # the oracle's two; the run does not wait for the client
+    assert claim(store, "w", 10, 30.0, season="s") == []
+    assert outstanding(store, "s")["ready"] == 0
+    first = claim_next(store, "s", "mcp:my-client", "h1", 30.0)
+    second = claim_next(store, "s", "mcp:my-client", "h2", 30.0)
+    assert first is not None and second is not None and first.id != second.id  # never the same bout twice
+    assert first.spec.seed == second.spec.seed == _plan(store, "s")["toy/normal-1.0"][0]
+    assert claim_next(store, "s", "mcp:my-client", "h3", 30.0) is None
+    with pytest.raises(SeasonError, match="plans no bouts for mcp:other"):
+        claim_next(store, "s", "mcp:other", "h1", 30.0)
+    for bad in ("mcp:", "mcp:a:b", "mcp:-x"):
+        with pytest.raises(SeasonError, match="mcp:<client name>"):
+            new_season(store, "t", [bad], ["toy"], ["normal-1.0"], variants=1)
