@@ -59,6 +59,7 @@ __all__ = [
     "Shape",
     "SiteBuild",
     "SprungTrap",
+    "Stderr",
     "StoreUpgrade",
     "StreamLine",
     "TallyLine",
