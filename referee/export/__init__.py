@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
 
@@ -37,7 +37,6 @@ from referee.export.rows import (
 )
 from referee.log.keys import Period
 from referee.log.merkle import leaf_bytes, merkle_root
-from referee.log.regrades import RegradeRecord
 from referee.log.signing import ArenaKey, Keyring
 from referee.seasons.season import Season, SeasonBout, pending_attempts
 from referee.store.agreement import check_rows
@@ -46,6 +45,9 @@ from referee.store.columns import BoutColumns
 from referee.store.fairplay import on_board
 from referee.store.results import Store
 from referee.untrusted import BOUT_ID, NAME, shown, write_under
+
+if TYPE_CHECKING:  # a record's type, for annotations only: its module costs ~30 ms to import
+    from referee.log.regrades import RegradeRecord
 
 __all__ = ["ExportError", "ExportResult", "Regraded", "export_dataset", "verify_dataset"]
 

@@ -12,12 +12,14 @@ import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.canonical import canonical_bytes
 from referee.export.dictionary import BOUTS, TABLES, Column
-from referee.log.regrades import RegradeRecord
 from referee.store.boards import DEFAULT_ATTEMPTS, CapsRow, FailureRow, LeaderRow, decimal_text
+
+if TYPE_CHECKING:  # a record's type, for annotations only: its module costs ~30 ms to import
+    from referee.log.regrades import RegradeRecord
 
 __all__ = [
     "BOUT_COLUMNS", "LOGGED_COLUMNS", "DatasetRow", "bout_traps_csv", "bouts_csv", "caps_csv", "csv_bytes",
