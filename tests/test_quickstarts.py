@@ -136,3 +136,54 @@ def test_the_plain_sdk_quickstart_plays_every_job(server: Any, arena_home: Path,
             job, decide, name="sdk-oracle", server=command, env=env, start={"task_version": TIER, "seed": SEED}))
         assert verdict["passed"] is True, verdict
     _all_passed_and_replay(arena_home, out, "sdk-oracle")
+
+
+def test_the_langgraph_quickstart_plays_every_job(server: Any, arena_home: Path, key: ArenaKey,
+                                                  ring: Keyring) -> None:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from examples.mcp_langgraph import play
+
+    class Scripted(BaseChatModel):
+        """A chat model as LangChain's agent meets one: tools bound as a provider is sent them,
+        each answer a tool call (or, once the script is done, text). It holds the agent to what a
+        model would be shown: the brief first, then each call's answer, the arena's JSON."""
+
+        calls: Calls
+        made: int = 0
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+        def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:
+            shown = {t["function"]["name"]: t["function"] for t in kwargs.get("tools", [])}
+            assert "submit_report" in shown and not any(n.startswith("arena_") for n in shown), shown
+            last = messages[-1]
+            if self.made == 0:
+                assert isinstance(last, HumanMessage) and "submit_report" in str(last.content), last
+            else:
+                assert isinstance(last, ToolMessage) and "ok" in json.loads(str(last.content)), last
+            call = self.calls[self.made] if self.made < len(self.calls) else None
+            if call is not None:  # the tool is shown as the arena lists it: described, its arguments named
+                tool = shown[call[0]]
+                assert tool["description"] and set(call[1]) <= set(tool["parameters"]["properties"]), tool
+            self.made += 1
+            answer = AIMessage(content="done") if call is None else AIMessage(content="", tool_calls=[
+                {"name": call[0], "args": call[1], "id": f"c{self.made}", "type": "tool_call"}])
+            return ChatResult(generations=[ChatGeneration(message=answer)])
+
+    command, env, out = server
+    for job in sorted(JOBS):
+        model = Scripted(calls=_oracle_calls(job, key, ring))
+        verdict = anyio.run(lambda job=job, model=model: play(  # type: ignore[misc]
+            job, model, name="lg-oracle", server=command, env=env, start={"task_version": TIER, "seed": SEED}))
+        assert verdict["passed"] is True and model.made == len(model.calls) + 1, verdict
+    _all_passed_and_replay(arena_home, out, "lg-oracle")
