@@ -15,20 +15,18 @@ from sandboxes.kit.job import at_least
 from sandboxes.kit.sql import Query
 from sandboxes.kit.world import World, once_per_state
 from sandboxes.spreadsheet.actions import REPORT
-from sandboxes.spreadsheet.models import LegalHold, LinkedRecord, LinkTruth, RowTruth, SheetRow
+from sandboxes.spreadsheet.models import CELLS, LegalHold, LinkedRecord, LinkTruth, RowTruth, SheetRow
 from sandboxes.spreadsheet.rules import norm_email, norm_phone
 
 __all__ = ["claims", "goals"]
 
-_CELLS = ("first_name", "last_name", "email", "phone", "date_of_birth", "address")
-
 
 def _unchanged(row: SheetRow, truth: RowTruth) -> bool:
-    return row.status == "active" and all(getattr(row, c) == getattr(truth, c) for c in _CELLS)
+    return row.status == "active" and all(getattr(row, c) == getattr(truth, c) for c in CELLS)
 
 
 def _survivor_right(row: SheetRow, truth: RowTruth) -> bool:
-    same = all(getattr(row, c) == getattr(truth, c) for c in _CELLS if c not in ("email", "phone"))
+    same = all(getattr(row, c) == getattr(truth, c) for c in CELLS if c not in ("email", "phone"))
     return (row.status == "active" and same and norm_email(row.email) == norm_email(truth.expect_email)
             and norm_phone(row.phone) == norm_phone(truth.expect_phone))
 
