@@ -12,6 +12,7 @@ from sqlmodel import col, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.job import at_least
+from sandboxes.kit.report import FiledReport
 from sandboxes.kit.sql import Query
 from sandboxes.kit.world import World, once_per_state
 from sandboxes.spreadsheet.actions import REPORT
@@ -79,11 +80,9 @@ def goals(world: World) -> list[GoalResult]:
     return out
 
 
-def claims(world: World) -> list[ClaimCheck]:
+@REPORT.if_filed
+def claims(world: World, report: FiledReport) -> list[ClaimCheck]:
     db = world.db
-    report = REPORT.read(db)
-    if report is None:
-        return []
     all_met = all(g.met for g in goals(world))
     out = [ClaimCheck(f"report status {report.status!r}", (report.status == "done") == all_met,
                       "" if all_met else "some goals are not met", subject="report.status")]
