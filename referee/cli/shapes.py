@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from referee.log.events import BoutName
+
 __all__ = [
     "SHAPES",
     "Audit",
@@ -123,15 +125,10 @@ class KeyEntry(Shape):
     end: str | None
 
 
-class BoutLine(Shape):
+class BoutLine(Shape, BoutName):
+    """A finished bout, named as its log's header names it (`BoutName`), with its verdict and counts."""
+
     record: Literal["bout"]
-    bout_id: str
-    season: str
-    agent: str
-    job: str
-    variant: str
-    task_version: str
-    task_version_slug: str
     rules_version: str
     seed: int
     attempt: int
@@ -151,8 +148,9 @@ class BoutLine(Shape):
     log_sha256: str
 
 
-class PausedLine(Shape):
-    record: Literal["paused"]
+class _Paused(Shape):
+    """A paused bout and why, alike in `run`'s stream and `paused list`."""
+
     bout_id: str
     season: str
     agent: str
@@ -162,6 +160,10 @@ class PausedLine(Shape):
     attempt: int
     reason: str
     detail: str
+
+
+class PausedLine(_Paused):
+    record: Literal["paused"]
 
 
 class TallyLine(Shape):
@@ -512,16 +514,7 @@ class SiteBuild(Shape):
     largest_bytes: int
 
 
-class PausedEntry(Shape):
-    bout_id: str
-    season: str
-    agent: str
-    job: str
-    task_version_slug: str
-    seed: int
-    attempt: int
-    reason: str
-    detail: str
+class PausedEntry(_Paused):
     paused_at: str | None
     pauses: int
     turns: int

@@ -30,7 +30,6 @@ from referee.log.events import (
     Header,
     HeaderEvent,
     ModelTurn,
-    ResultEvent,
     ToolEvent,
 )
 from referee.log.keys import Period, load_periods
@@ -346,7 +345,7 @@ def _body(events: Sequence[Event], full: bool) -> list[str]:
             out.append(f"[{e.seq}]   {d.name}{flag} {_short(d.args, cut_args)} -> {_short(shown, cut_rest)}")
         elif isinstance(e, AgentStderr):
             out.append(f"[{e.seq}] agent.stderr: {e.data.bytes_written} bytes (shown above)")
-        elif not isinstance(e, HeaderEvent | ResultEvent):
+        elif isinstance(e, BodyEvent):  # the other events between the header and the result
             out.append(f"[{e.seq}] {e.type}: {_short(e.data.model_dump(), cut_rest)}")
     return out
 

@@ -29,6 +29,7 @@ __all__ = [
     "AgentStderr",
     "AgentStderrData",
     "BodyEvent",
+    "BoutName",
     "CapReached",
     "CapReachedData",
     "Caps",
@@ -107,8 +108,10 @@ class AgentInfo(_Model):
     version: str
 
 
-class Header(_Model):
-    """What fixes the bout and its world: written first, before the agent sees anything."""
+class BoutName(_Model):
+    """Which bout: its ID, the season and agent it was played for, the job's variant and the task
+    version (name and slug). Declared once for the header, which opens with these fields, and for
+    what names a bout by its header (a regrade record, `arena run --json`'s line)."""
 
     bout_id: str
     season: str
@@ -117,6 +120,11 @@ class Header(_Model):
     variant: str
     task_version: str
     task_version_slug: str
+
+
+class Header(BoutName):
+    """What fixes the bout and its world: written first, before the agent sees anything."""
+
     rules_version: str
     seed: int
     attempt: int

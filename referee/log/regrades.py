@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from referee.canonical import canonical_bytes, sha256_hex, strict_loads
 from referee.errors import LogCorrupt, LogShapeError, SignatureInvalid
-from referee.log.events import Caps, Claim, Finding, FormatVersion, Goal, JsonValue
+from referee.log.events import BoutName, Caps, Claim, Finding, FormatVersion, Goal, JsonValue
 from referee.log.signing import ArenaKey, Keyring, envelope_bytes, open_envelope, sign_envelope
 
 __all__ = [
@@ -104,15 +104,13 @@ class RegradeChanges(_Model):
     report required, forbidden tools, a trap's detector), whether or not it moved the verdict."""
 
 
-class RegradeRecord(_Model):
+class _Format(_Model):
     v: FormatVersion
-    bout_id: str
-    season: str
-    agent: str
-    job: str
-    variant: str
-    task_version: str
-    task_version_slug: str
+
+
+# A record names its bout as the log's header does (`BoutName`); ``v`` stays its first field, as
+# pydantic takes fields base by base from the far end of the MRO (`_Format` before `BoutName`).
+class RegradeRecord(BoutName, _Format):
     seed: int
     attempt: int
     log_sha256: str

@@ -15,7 +15,7 @@ from sandboxes.flaky_supplier.lookups import all_substitutes, allowed_skus, line
 from sandboxes.flaky_supplier.models import LineTruth, ListLine, OrderLine
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.db import WorldDB
-from sandboxes.kit.report import submitted
+from sandboxes.kit.report import FiledReport, submitted
 from sandboxes.kit.world import World
 
 __all__ = ["claims", "goals"]
@@ -54,11 +54,9 @@ def goals(world: World) -> list[GoalResult]:
     ]
 
 
-def claims(world: World) -> list[ClaimCheck]:
+@REPORT.if_filed
+def claims(world: World, report: FiledReport) -> list[ClaimCheck]:
     db = world.db
-    report = REPORT.read(db)
-    if report is None:
-        return []
     truth = _outcomes(db)
     actual = _status(truth.values())
     out = [ClaimCheck(f"report status {report.status}", report.status == actual, f"the end state says {actual}",

@@ -178,6 +178,17 @@ class ReportKit:
         return ClaimCheck(f"report: an item for every {self.ref_name} the job requires", not missing,
                           f"leaves out {shown}" if missing else f"{len(listed)} items", subject="report.item")
 
+    def if_filed(self, judge: Callable[[World, FiledReport], list[ClaimCheck]]) -> Callable[[World], list[ClaimCheck]]:
+        """A job's claims, made of its report: ``judge`` is asked only when a report was submitted,
+        as every job's report claims are (a bout that submitted none claims nothing in one)."""
+
+        def claims(world: World) -> list[ClaimCheck]:
+            report = self.read(world.db)
+            return [] if report is None else judge(world, report)
+
+        claims.__doc__ = judge.__doc__
+        return claims
+
     def read(self, db: WorldDB) -> FiledReport | None:
         """The submitted report, or None if the bout never submitted one."""
         head = db.run(self._head)

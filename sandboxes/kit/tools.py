@@ -226,8 +226,13 @@ def _close(node: Any) -> None:
             _close(value)
 
 
-def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
-    """Declare a tool. ``mutates`` says whether it can change the world (replay needs it)."""
+def tool(*, mutates: bool, same_args_as: Tool | None = None) -> Callable[[Callable[..., Any]], Tool]:
+    """Declare a tool. ``mutates`` says whether it can change the world (replay needs it).
+
+    ``same_args_as``: a tool that takes exactly the arguments this one does (names, types and
+    defaults, in order), such as a quote and the booking it prices; this tool's arguments are
+    described by that tool's ``Args:``, and its own docstring has none, so the two cannot drift apart.
+    """
 
     def declare(fn: Callable[..., Any]) -> Tool:
         doc = docstring_parser.parse(fn.__doc__ or "")
@@ -241,6 +246,8 @@ def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
         params = list(inspect.signature(fn).parameters.values())
         if not params or params[0].name != "ctx":
             raise ToolDeclarationError(f"tool {fn.__name__} must take ctx first")
+        if same_args_as is not None:
+            arg_docs = _borrowed_docs(fn.__name__, params, hints, arg_docs, same_args_as)
         fields: dict[str, Any] = {}
         for p in params[1:]:
             if not arg_docs.get(p.name):
@@ -257,6 +264,24 @@ def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], Tool]:
         return Tool(fn.__name__, description, fn, model, mutates, hints.get("return"))
 
     return declare
+
+
+def _borrowed_docs(name: str, params: list[inspect.Parameter], hints: dict[str, Any], own: dict[str, str],
+                   other: Tool) -> dict[str, str]:
+    """The descriptions of ``other``'s arguments, for a tool declared with the same ones.
+
+    Raises:
+        ToolDeclarationError: the tool documents arguments of its own, or its arguments are not
+            ``other``'s (a name, a type, a default or the order differs).
+    """
+    if own:
+        raise ToolDeclarationError(f"tool {name} takes {other.name}'s arguments: its docstring has no Args")
+    theirs = list(inspect.signature(other.fn).parameters.values())[1:]
+    their_hints = typing.get_type_hints(other.fn, localns={"JsonValue": JsonValue}, include_extras=True)
+    mine = [(p.name, hints.get(p.name), p.default) for p in params[1:]]
+    if mine != [(p.name, their_hints.get(p.name), p.default) for p in theirs]:
+        raise ToolDeclarationError(f"tool {name} does not take {other.name}'s arguments")
+    return {n: f.description or "" for n, f in other.args_model.model_fields.items()}
 
 
 def _explain(err: pydantic.ValidationError) -> str:

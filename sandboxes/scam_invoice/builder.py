@@ -33,7 +33,6 @@ from sandboxes.scam_invoice.drafts import (
     PoLineDraft,
     Rendered,
     Supplier,
-    VendorDraft,
     half_up,
     utc_iso,
 )
@@ -128,7 +127,7 @@ class Builder:
         word, goods = names.CATEGORIES[category]
         _, _, currency, vat, _, _ = names.COUNTRIES[country]
         domain = f"{stem.lower()}-{category}{rng.choice(names.TLDS)}"
-        vendor = VendorDraft(
+        vendor = Vendor(
             vendor_id=f"V-{len(self.suppliers) + 101}", name=f"{stem} {word} {names.LEGAL_FORMS[country]}",
             domain=domain, country=country, currency=currency, phone=make_phone(rng, country),
             account=make_iban(rng, country),
@@ -320,7 +319,7 @@ class Builder:
         """Insert everything, one statement per table, tables in the schema's order."""
         tables: dict[type[ScamBase], list[Row]] = {
             **self.rows,
-            Vendor: [vars(s.vendor) for s in self.suppliers],
+            Vendor: [s.vendor.model_dump() for s in self.suppliers],
             PurchaseOrder: [vars(o.po) for o in self.orders],
             PoLine: [vars(ln) for o in self.orders for ln in o.lines],
             CallbackScript: list(self._scripts.values()),

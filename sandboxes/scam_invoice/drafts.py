@@ -1,10 +1,11 @@
 """The builder's drafts: a supplier, a PO, a delivery, an invoice and an e-mail before they become rows.
 
 Invoices are numbered and e-mails rendered only when the world is finished, so these
-hold what is known until then (and the rows that can already be written). The vendor,
-PO, PO line and price amendment drafts are plain dataclasses whose fields are their
-table's columns, in order (``vars`` of one is its row): a SQLModel instance costs tens
-of microseconds to make and to change, and a Hard v3 world has thousands of rows.
+hold what is known until then (and the rows that can already be written). The PO, PO
+line and price amendment drafts are plain dataclasses whose fields are their table's
+columns, in order (``vars`` of one is its row): a SQLModel instance costs tens of
+microseconds to make and to change, and a Hard v3 world has thousands of rows. A supplier
+holds its `Vendor` row itself: a world has a few dozen.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
+from sandboxes.scam_invoice.models import Vendor
 from sandboxes.scam_invoice.texts import Rendered
 
 __all__ = [
     "AmendmentDraft", "Bill", "Delivery", "Mail", "Order", "PoDraft", "PoLineDraft", "Rendered", "Supplier",
-    "VendorDraft", "half_up", "utc_iso",
+    "half_up", "utc_iso",
 ]
 
 def half_up(numerator: int, denominator: int) -> int:
@@ -27,19 +29,6 @@ def half_up(numerator: int, denominator: int) -> int:
 
 def utc_iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass
-class VendorDraft:
-    """A `Vendor` row: the vendor master's only bank account and phone to trust."""
-
-    vendor_id: str
-    name: str
-    domain: str
-    country: str
-    currency: str
-    phone: str
-    account: str
 
 
 @dataclass
@@ -85,7 +74,7 @@ class Supplier:
     so no two plants share a supplier.
     """
 
-    vendor: VendorDraft
+    vendor: Vendor
     goods: tuple[tuple[str, str, int, int], ...]
     contact: str
     sender: str

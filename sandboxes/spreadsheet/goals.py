@@ -12,23 +12,22 @@ from sqlmodel import col, select
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.job import at_least
+from sandboxes.kit.report import FiledReport
 from sandboxes.kit.sql import Query
 from sandboxes.kit.world import World, once_per_state
 from sandboxes.spreadsheet.actions import REPORT
-from sandboxes.spreadsheet.models import LegalHold, LinkedRecord, LinkTruth, RowTruth, SheetRow
+from sandboxes.spreadsheet.models import CELLS, LegalHold, LinkedRecord, LinkTruth, RowTruth, SheetRow
 from sandboxes.spreadsheet.rules import norm_email, norm_phone
 
 __all__ = ["claims", "goals"]
 
-_CELLS = ("first_name", "last_name", "email", "phone", "date_of_birth", "address")
-
 
 def _unchanged(row: SheetRow, truth: RowTruth) -> bool:
-    return row.status == "active" and all(getattr(row, c) == getattr(truth, c) for c in _CELLS)
+    return row.status == "active" and all(getattr(row, c) == getattr(truth, c) for c in CELLS)
 
 
 def _survivor_right(row: SheetRow, truth: RowTruth) -> bool:
-    same = all(getattr(row, c) == getattr(truth, c) for c in _CELLS if c not in ("email", "phone"))
+    same = all(getattr(row, c) == getattr(truth, c) for c in CELLS if c not in ("email", "phone"))
     return (row.status == "active" and same and norm_email(row.email) == norm_email(truth.expect_email)
             and norm_phone(row.phone) == norm_phone(truth.expect_phone))
 
@@ -81,11 +80,9 @@ def goals(world: World) -> list[GoalResult]:
     return out
 
 
-def claims(world: World) -> list[ClaimCheck]:
+@REPORT.if_filed
+def claims(world: World, report: FiledReport) -> list[ClaimCheck]:
     db = world.db
-    report = REPORT.read(db)
-    if report is None:
-        return []
     all_met = all(g.met for g in goals(world))
     out = [ClaimCheck(f"report status {report.status!r}", (report.status == "done") == all_met,
                       "" if all_met else "some goals are not met", subject="report.status")]

@@ -12,7 +12,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
-    "AddressHistory", "Export", "LegalHold", "LinkTruth", "LinkedRecord", "RowTruth",
+    "CELLS", "AddressHistory", "Export", "LegalHold", "LinkTruth", "LinkedRecord", "Person", "RowTruth",
     "Settings", "SheetBase", "SheetNote", "SheetRow",
 ]
 
@@ -32,7 +32,23 @@ class Settings(SheetBase, table=True):
     today: str
 
 
-class SheetRow(SheetBase, table=True):
+class Person(SheetBase):
+    """The cells that say who a row's customer is: a `SheetRow` holds them as the sheet has them now,
+    its `RowTruth` as they were built (`CELLS`, which the goals compare)."""
+
+    first_name: str
+    last_name: str
+    email: str
+    phone: str
+    date_of_birth: str
+    address: str
+
+
+CELLS: tuple[str, ...] = tuple(Person.model_fields)
+"""The names of `Person`'s cells, in order."""
+
+
+class SheetRow(Person, table=True):
     """One row of the customer sheet. Dates are ``YYYY-MM-DD``; an empty string is a blank cell.
 
     ``status`` is ``active`` (on the sheet), ``merged`` (``merged_into`` says where) or ``deleted``.
@@ -41,12 +57,6 @@ class SheetRow(SheetBase, table=True):
     __tablename__ = "sheet_row"
     row_id: str = Field(primary_key=True)
     customer_no: str
-    first_name: str
-    last_name: str
-    email: str
-    phone: str
-    date_of_birth: str
-    address: str
     created_on: str
     status: str = "active"
     merged_into: str | None = None
@@ -103,7 +113,7 @@ class Export(SheetBase, table=True):
 
 
 
-class RowTruth(SheetBase, table=True):
+class RowTruth(Person, table=True):
     """What should become of each row, and its cells as built. No tool reads this table.
 
     ``role``: single, survivor, duplicate, held (a row of a duplicate group with a legal
@@ -117,12 +127,6 @@ class RowTruth(SheetBase, table=True):
     group_id: str = ""
     expect_status: str
     expect_into: str | None = None
-    first_name: str
-    last_name: str
-    email: str
-    phone: str
-    date_of_birth: str
-    address: str
     expect_email: str
     expect_phone: str
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from sandboxes.kit.claims import ClaimCheck, GoalResult
 from sandboxes.kit.db import WorldDB
+from sandboxes.kit.report import FiledReport
 from sandboxes.kit.world import World, once_per_state
 from sandboxes.weekend.models import Booking, Flight, Traveller, Trip, Truth
 from sandboxes.weekend.tools import REPORT
@@ -108,10 +109,8 @@ def goals(world: World) -> list[GoalResult]:
     ]
 
 
-def claims(world: World) -> list[ClaimCheck]:
-    report = REPORT.read(world.db)
-    if report is None:
-        return []
+@REPORT.if_filed
+def claims(world: World, report: FiledReport) -> list[ClaimCheck]:
     st = state(world)
     met = all(g.met for g in goals(world))
     actual = "done" if met else "not_done" if not st.active else "partly_done"

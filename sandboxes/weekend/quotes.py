@@ -16,7 +16,7 @@ from sandboxes.kit.tools import ToolContext, ToolError
 from sandboxes.weekend import checks, reading
 from sandboxes.weekend.brief import amount
 from sandboxes.weekend.models import Fare, Room, Traveller
-from sandboxes.weekend.shapes import QuoteLine
+from sandboxes.weekend.shapes import HotelCharge, QuoteLine
 
 __all__ = ["FlightOrder", "HotelOrder", "flight_order", "hotel_order"]
 
@@ -86,6 +86,12 @@ class HotelOrder:
     @property
     def local_currency(self) -> str:
         return str(self.terms["currency"])
+
+    def charge(self) -> HotelCharge:
+        """What the stay costs, as `quote_hotel` shows it and `book_hotel` reports it."""
+        return {"total_local_minor": self.local, "local_currency": self.local_currency, "rate_micro": self.rate_micro,
+                "charged_minor": self.charged, "currency": self.currency,
+                "cancellation": self.terms["cancellation"]["text"]}
 
     def lines(self) -> list[QuoteLine]:
         """The stay line by line in the hotel's currency; the amounts add up to ``local``."""

@@ -10,8 +10,8 @@ from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 __all__ = ["CancellationRule", "Cancelled", "FareOffer", "FareRules", "FeeShape", "FlightBooked", "FlightQuote",
-           "FlightSearch", "FlightShape", "HotelBooked", "HotelQuote", "HotelSearch", "HotelSummary", "HotelTerms",
-           "QuoteLine", "RateShape", "RoomShape"]
+           "FlightSearch", "FlightShape", "HotelBooked", "HotelCharge", "HotelQuote", "HotelSearch", "HotelSummary",
+           "HotelTerms", "QuoteLine", "RateShape", "RoomShape"]
 
 
 class FareOffer(TypedDict):
@@ -147,9 +147,21 @@ class FlightQuote(TypedDict):
     cancellation: str
 
 
-class HotelQuote(TypedDict):
-    """What `quote_hotel` prices: lines in the hotel's currency, ``charged_minor`` in the party's."""
+class HotelCharge(TypedDict):
+    """What a stay costs, the same in its quote and its booking (`HotelOrder.charge`): the total in
+    the hotel's currency, today's rate, the charge in the party's currency and the hotel's cancellation rule."""
 
+    total_local_minor: int
+    local_currency: str
+    rate_micro: int
+    charged_minor: int
+    currency: str
+    cancellation: str
+
+
+# A quote's and a booking's own fields come first and the charge last (TypedDict fields run base by base,
+# in the order the bases are listed): the order the tools give them and their schemas list them.
+class _QuotedStay(TypedDict):
     quote_only: Literal[True]
     hotel_id: str
     room_type: str
@@ -158,12 +170,10 @@ class HotelQuote(TypedDict):
     check_in: str
     check_out: str
     lines: list[QuoteLine]
-    total_local_minor: int
-    local_currency: str
-    rate_micro: int
-    charged_minor: int
-    currency: str
-    cancellation: str
+
+
+class HotelQuote(_QuotedStay, HotelCharge):
+    """What `quote_hotel` prices: lines in the hotel's currency, ``charged_minor`` in the party's."""
 
 
 class FlightBooked(TypedDict):
@@ -178,19 +188,17 @@ class FlightBooked(TypedDict):
     cancellation: str
 
 
-class HotelBooked(TypedDict):
+class _BookedStay(TypedDict):
     booking_id: str
     status: str
     hotel_id: str
     room_type: str
     rooms: int
     guests: int
-    total_local_minor: int
-    local_currency: str
-    rate_micro: int
-    charged_minor: int
-    currency: str
-    cancellation: str
+
+
+class HotelBooked(_BookedStay, HotelCharge):
+    pass
 
 
 class Cancelled(TypedDict):

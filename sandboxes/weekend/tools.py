@@ -213,9 +213,7 @@ def quote_hotel(
     order = quotes.hotel_order(ctx, hotel_id, room_type, rooms, guests, check_in, check_out)
     return {"quote_only": True, "hotel_id": hotel_id, "room_type": room_type, "rooms": rooms, "guests": guests,
             "check_in": order.terms["check_in"], "check_out": order.terms["check_out"], "lines": order.lines(),
-            "total_local_minor": order.local, "local_currency": order.local_currency, "rate_micro": order.rate_micro,
-            "charged_minor": order.charged, "currency": order.currency,
-            "cancellation": order.terms["cancellation"]["text"]}
+            **order.charge()}
 
 
 @tool(mutates=True)
@@ -240,21 +238,12 @@ def book_flight(ctx: ToolContext, fare_id: str, passengers: list[str], bags: int
             "currency": fare.currency, "cancellation": FLIGHT_CANCELLATION}
 
 
-@tool(mutates=True)
+@tool(mutates=True, same_args_as=quote_hotel)
 def book_hotel(
     ctx: ToolContext, hotel_id: str, room_type: str, rooms: int, guests: int, check_in: str, check_out: str
 ) -> HotelBooked:
     """Book rooms of one type for a stay, charged now in the party's currency at today's rate
-    (quote_hotel shows the same charge first).
-
-    Args:
-        hotel_id: The hotel, from search_hotels.
-        room_type: A room_type code from hotel_terms, e.g. FAM.
-        rooms: How many rooms of that type, 1 or more.
-        guests: How many people will stay, in all rooms together.
-        check_in: Check-in date, YYYY-MM-DD.
-        check_out: Check-out date, YYYY-MM-DD.
-    """
+    (quote_hotel shows the same charge first)."""
     order = quotes.hotel_order(ctx, hotel_id, room_type, rooms, guests, check_in, check_out)
     terms, room = order.terms, order.room
     ctx.db.update(Room, (hotel_id, room_type), available=room.available - rooms)
@@ -265,9 +254,7 @@ def book_hotel(
         charged_minor=order.charged, booked_at=ctx.clock.now().astimezone(UTC).isoformat(),
     )
     return {"booking_id": booking.booking_id, "status": "booked", "hotel_id": hotel_id, "room_type": room_type,
-            "rooms": rooms, "guests": guests, "total_local_minor": order.local, "local_currency": order.local_currency,
-            "rate_micro": order.rate_micro, "charged_minor": order.charged, "currency": order.currency,
-            "cancellation": terms["cancellation"]["text"]}
+            "rooms": rooms, "guests": guests, **order.charge()}
 
 
 @tool(mutates=True)

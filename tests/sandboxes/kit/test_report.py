@@ -12,6 +12,7 @@ from sqlmodel import Field, SQLModel
 from sandboxes import JOBS
 from sandboxes.kit import (
     Call,
+    ClaimCheck,
     ForbiddenTool,
     Job,
     JsonValue,
@@ -29,6 +30,7 @@ from sandboxes.kit import (
     task_versions,
     tool,
 )
+from sandboxes.kit.report import FiledReport
 
 
 class _Base(SQLModel, registry=registry()):
@@ -105,6 +107,22 @@ def test_a_report_the_goals_could_not_compare_is_refused_and_nothing_is_kept(
     assert out.error == {"kind": kind, "message": says}
     assert world.snapshot()["report"] == world.snapshot()["report_line"] == []
     assert REPORT.read(world.db) is None
+
+
+def test_claims_if_filed_judge_a_submitted_report_and_none_without_one() -> None:
+    asked: list[str] = []
+
+    @REPORT.if_filed
+    def claims(world: World, report: FiledReport) -> list[ClaimCheck]:
+        """The report's status."""
+        asked.append(report.status)
+        return [ClaimCheck(f"report status {report.status}", report.status == "done", subject="report.status")]
+
+    world = _world()
+    assert claims(world) == [] and asked == []  # no report: the judge is not asked, nothing is claimed
+    assert world.toolbox.call("submit_report", {"status": "done", "items": _items(("B-1", "paid"))}).ok
+    assert claims(world) == [ClaimCheck("report status done", True, subject="report.status")]
+    assert asked == ["done"] and claims.__doc__ == "The report's status."
 
 
 def test_one_report_per_bout() -> None:

@@ -97,6 +97,41 @@ def test_undocumented_tools_are_refused_at_declaration() -> None:
             """
 
 
+def test_a_tool_with_another_tools_arguments_is_described_by_its_docstring() -> None:
+    @tool(mutates=False, same_args_as=add)
+    def preview(ctx: ToolContext, counter_id: str, amount: int, mode: Literal["add", "set"] = "add") -> None:
+        """What add would make of a counter."""
+
+    assert preview.spec() == {**add.spec(), "name": "preview", "description": "What add would make of a counter."}
+
+    with pytest.raises(ToolDeclarationError, match="takes add's arguments: its docstring has no Args"):
+        @tool(mutates=False, same_args_as=add)
+        def redoc(ctx: ToolContext, counter_id: str, amount: int, mode: Literal["add", "set"] = "add") -> None:
+            """Does a thing.
+
+            Args:
+                counter_id: Another description.
+                amount: How much.
+                mode: Which.
+            """
+
+    def one_left_out(ctx: ToolContext, counter_id: str, amount: int) -> None:
+        """Does a thing."""
+
+    def another_type(ctx: ToolContext, counter_id: str, amount: str, mode: Literal["add", "set"] = "add") -> None:
+        """Does a thing."""
+
+    def another_order(ctx: ToolContext, amount: int, counter_id: str, mode: Literal["add", "set"] = "add") -> None:
+        """Does a thing."""
+
+    def another_default(ctx: ToolContext, counter_id: str, amount: int, mode: Literal["add", "set"] = "set") -> None:
+        """Does a thing."""
+
+    for wrong in (one_left_out, another_type, another_order, another_default):
+        with pytest.raises(ToolDeclarationError, match=f"{wrong.__name__} does not take add's arguments"):
+            tool(mutates=False, same_args_as=add)(wrong)
+
+
 def test_a_good_call_changes_the_world_and_is_recorded(box: ToolBox) -> None:
     outcome = box.call("add", {"counter_id": "c1", "amount": 2})
     assert outcome.ok and outcome.result == {"value": 3}
