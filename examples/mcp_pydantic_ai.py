@@ -7,7 +7,8 @@ The agent is pydantic-ai's own, with its defaults but two limits (below); the ar
 toolset. The model starts a bout with ``arena_start_bout`` (the arena draws the seed and tells
 no one until the verdict), the job's tools then appear beside the arena's (the server announces the change), the job's
 ``submit_report`` ends the bout, and ``arena_verdict`` says how it went. The bout is judged,
-signed and stored by the server like any other: ``arena board`` ranks it as ``mcp:<client>:<agent>``.
+signed and stored by the server like any other, as practice (``mcp:<client>:<agent>``, on no
+board); ranked play is a season's: ``arena_next_season_bout`` (see the README).
 """
 
 from __future__ import annotations

@@ -32,9 +32,10 @@ SERVER = ("arena", "serve", "mcp")
 async def play(job: str, decide: Decide, *, name: str = "my-agent", version: str = "0.1.0",
                server: Sequence[str] = SERVER, env: dict[str, str] | None = None,
                start: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play one bout of ``job`` with ``decide``; its verdict. The client's ``name`` and ``version``
-    are what the boards show it as; ``start`` adds arguments to ``arena_start_bout`` (a
-    ``task_version``; a ``seed`` makes the bout practice, never ranked)."""
+    """Play one practice bout of ``job`` with ``decide`` (kept and verifiable, never ranked: ranked
+    play is a season's, ``arena_next_season_bout``); its verdict. The client's ``name`` and
+    ``version`` are what its log names it as; ``start`` adds arguments to ``arena_start_bout`` (a
+    ``task_version``, a ``seed``)."""
     params = StdioServerParameters(command=server[0], args=list(server[1:]), env=env)
     async with Client(params, client_info=Implementation(name=name, version=version)) as client:
         began = await client.call_tool("arena_start_bout", {"job": job, "agent": name, **(start or {})})

@@ -528,6 +528,7 @@ class PausedEntry(Shape):
     tool_calls: int
     discarded_at: str | None
     discard_reason: str | None
+    practice: bool
     action: str
 
 
