@@ -5,7 +5,8 @@
 
 The whole protocol: ``arena_start_bout`` answers with the job's brief and the job's tools appear
 (the server says its tool list changed); every call's answer is ``{"ok": true, "result": ...}`` or
-``{"ok": false, "error": {"kind": ..., "message": ...}}`` in the result's structured content; the
+``{"ok": false, "error": {"kind": ..., "message": ...}}`` in the result's structured content (with
+``is_error`` only for a call the arena could not take, such as a bad argument); the
 answer to the call that ends the bout (the job's ``submit_report``, or a cap) also carries
 ``"bout"``: its state and verdict. Put your model in ``decide``: given the brief, the job's tools
 (name, description, JSON schema) and every answer so far, it returns the next call or None.

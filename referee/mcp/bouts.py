@@ -46,6 +46,7 @@ from referee.mcp.shapes import (
     Started,
     TaskVersionEntry,
     VerdictShape,
+    is_error,
     management_output,
     served_input,
     wrapped_output,
@@ -509,9 +510,10 @@ class Session:
         why = "the bout's tool-call cap was reached" if bout.stopped == "cap" else f"the bout is {bout.state}"
         outcome = dict(bout.last or {}) if ran else {
             "ok": False, "error": {"kind": "limit", "message": f"{why}; the call did not run"}}
+        error = is_error(outcome)  # the world's answers are results; only a call not taken is isError (ADR 0067)
         if bout.state == "running":
-            return Reply(outcome, error=not outcome["ok"])
-        return Reply({**outcome, "bout": self._ended(bout)}, error=not outcome["ok"], changed=True)
+            return Reply(outcome, error=error)
+        return Reply({**outcome, "bout": self._ended(bout)}, error=error, changed=True)
 
     async def _turn(self, bout: LiveBout, turn: Turn) -> None:
         """Give the bout one turn and wait until it asks for the next, or ends."""

@@ -10,6 +10,7 @@ schema. Names, descriptions and input schemas are checked against the strict-mod
 from __future__ import annotations
 
 import asyncio
+import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,11 @@ from catalog import load_catalog
 from referee.bout.shortcuts import drive
 from referee.log.signing import ArenaKey
 from referee.mcp.bouts import Arena, Session
-from referee.mcp.shapes import served_input
+from referee.mcp.shapes import ANSWERED, REFUSED, served_input
 from referee.store.results import Store
 from sandboxes import JOBS
 from sandboxes.kit.policy import Observation
-from sandboxes.kit.tools import ToolBox
+from sandboxes.kit.tools import ToolBox, ToolErrorKind
 from sandboxes.kit.world import World
 from tests.referee.mcp.strict import as_strict, name_problems, strict_problems
 
@@ -247,3 +248,53 @@ def test_the_strict_checker_refuses_what_strict_mode_refuses() -> None:
     assert name_problems("get.order", "x") and name_problems("a" * 65, "x") and name_problems("ok", "")
     served = served_input(spec["parameters"])  # type: ignore[arg-type]
     assert served["properties"]["status"]["description"].endswith('Default: "open".')
+
+
+def test_every_error_kind_is_either_the_worlds_answer_or_a_call_not_taken() -> None:
+    assert sorted(ANSWERED + REFUSED) == sorted(typing.get_args(ToolErrorKind))  # each once: a new kind is placed
+
+
+def test_the_worlds_answers_are_results_and_only_a_call_not_taken_is_an_error(key: ArenaKey, tmp_path: Path) -> None:
+    """ADR 0067: the supplier failing, an order not found, are the world's answers to well-formed
+    calls, sent without MCP's isError (frameworks spend a retry budget on it); a bad argument, an
+    unknown tool, a call after the bout are calls the toolbox could not take, sent with it. Every
+    reply still holds to the tool's output schema, and says "ok": false as the log does."""
+    arena = Arena(key, Store.sqlite(tmp_path / "arena.db"), tmp_path / "work")
+    job, seed = "flaky-supplier", 4
+    replies: list[tuple[str, dict[str, Any], bool]] = []
+
+    async def main() -> None:
+        session = Session(arena, "answers", "1")
+
+        async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            schema = {t["name"]: t["output"] for t in session.tools()}.get(name)
+            reply = await session.call(name, args)
+            if schema is not None:
+                _check(schema, dict(reply.payload), name)
+            replies.append((name, dict(reply.payload), reply.error))
+            return dict(reply.payload)
+
+        started = await call("arena_start_bout", {"job": job, "task_version": "normal-1.0", "seed": seed})
+        await call("get_order_status", {"order_id": "SO-0"})
+        await call("get_order_status", {"order_id": 7})
+        await call("no_such_tool", {})
+        world = JOBS[job].build(seed, "normal-1.0")
+        specs = world.toolbox.specs()
+        world.db.close()
+        policy = JOBS[job].play(Observation(started["brief"], specs), frozenset())
+        step = next(policy)
+        from tests.referee.mcp.test_mcp_server import _outcome
+
+        while "bout" not in (payload := await call(step.name, step.args)):
+            step = policy.send(_outcome(payload))
+        await call("get_order_status", {"order_id": "SO-0"})  # after the end: no bout running
+
+    asyncio.run(main())
+    arena.store.close()
+    kinds = [(p["error"]["kind"] if "ok" in p and not p["ok"] else "ok" if p.get("ok") else "refused", error)
+             for _, p, error in replies[1:]]
+    assert kinds[:3] == [("not_found", False), ("bad_arguments", True), ("unknown_tool", True)]
+    assert ("upstream_error", False) in kinds
+    assert {error for kind, error in kinds if kind in ("upstream_error", "upstream_timeout", "ok")} == {False}
+    assert kinds[-1] == ("refused", True)
+    assert replies[-2][1]["bout"]["state"] == "finished" and replies[-2][1]["bout"]["verdict"]["passed"]
