@@ -14,8 +14,8 @@ the job's tools, turns each into a LangChain tool (its name, description and JSO
 they are; a call is the session's ``call_tool``, its answer the text the arena sends), and gives
 the agent the brief. The model works until it answers with text; the job's ``submit_report``
 ends the bout (a bout still running then is stopped, judged as it stands), and the verdict is
-returned. The bout is judged, signed and stored by the server like any other: ``arena board``
-ranks it as ``mcp:<client>:<agent>``.
+returned. The bout is judged, signed and stored by the server like any other, as practice
+(``mcp:<client>:<agent>``, on no board); ranked play is a season's: ``arena_next_season_bout``.
 """
 
 from __future__ import annotations
@@ -59,8 +59,7 @@ async def play(job: str, model: str | BaseChatModel, *, name: str = "my-agent", 
                start: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play one bout of ``job`` with ``model`` (a LangChain chat model, or a name such as
     ``openai:gpt-4o``); its verdict. The client's ``name`` and ``version`` are what the boards show
-    it as; ``start`` adds arguments to ``arena_start_bout`` (a ``task_version``; a ``seed`` makes
-    the bout practice, never ranked)."""
+    it as; ``start`` adds arguments to ``arena_start_bout`` (a ``task_version``, a ``seed``)."""
     params = StdioServerParameters(command=server[0], args=list(server[1:]), env=env)
     async with Client(params, client_info=Implementation(name=name, version=version)) as client:
         began = await client.call_tool("arena_start_bout", {"job": job, "agent": name, **(start or {})})

@@ -7,7 +7,8 @@ The agent is the SDK's own; the arena is one MCP server (stdio), whose tools it 
 turn, so the job's tools appear once ``arena_start_bout`` has started a bout. The one setting the
 arena needs changed is ``max_turns``: the SDK stops a run after 10 model turns, and a job takes
 tens of calls (``arena_list_jobs`` gives each job's caps). The bout is judged, signed and stored by
-the server like any other: ``arena board`` ranks it as ``mcp:<client>:<agent>``.
+the server like any other, as practice (``mcp:<client>:<agent>``, on no board); ranked play is a
+season's: ``arena_next_season_bout`` (see the README).
 """
 
 from __future__ import annotations

@@ -6,8 +6,11 @@
 The agent is pydantic-ai's own, with its defaults but two limits (below); the arena is one
 toolset. The model starts a bout with ``arena_start_bout`` (the arena draws the seed and tells
 no one until the verdict), the job's tools then appear beside the arena's (the server announces the change), the job's
-``submit_report`` ends the bout, and ``arena_verdict`` says how it went. The bout is judged,
-signed and stored by the server like any other: ``arena board`` ranks it as ``mcp:<client>:<agent>``.
+``submit_report`` ends the bout, and ``arena_verdict`` says how it went. pydantic-ai's default
+retry budget (a tool's second error in a row ends the run) is spent only on calls the arena could
+not take: the world's failures (the supplier's 502) come as results. The bout is judged,
+signed and stored by the server like any other, as practice (``mcp:<client>:<agent>``, on no
+board); ranked play is a season's: ``arena_next_season_bout`` (see the README).
 """
 
 from __future__ import annotations

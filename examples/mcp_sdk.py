@@ -5,7 +5,8 @@
 
 The whole protocol: ``arena_start_bout`` answers with the job's brief and the job's tools appear
 (the server says its tool list changed); every call's answer is ``{"ok": true, "result": ...}`` or
-``{"ok": false, "error": {"kind": ..., "message": ...}}`` in the result's structured content; the
+``{"ok": false, "error": {"kind": ..., "message": ...}}`` in the result's structured content (with
+``is_error`` only for a call the arena could not take, such as a bad argument); the
 answer to the call that ends the bout (the job's ``submit_report``, or a cap) also carries
 ``"bout"``: its state and verdict. Put your model in ``decide``: given the brief, the job's tools
 (name, description, JSON schema) and every answer so far, it returns the next call or None.
@@ -32,9 +33,10 @@ SERVER = ("arena", "serve", "mcp")
 async def play(job: str, decide: Decide, *, name: str = "my-agent", version: str = "0.1.0",
                server: Sequence[str] = SERVER, env: dict[str, str] | None = None,
                start: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play one bout of ``job`` with ``decide``; its verdict. The client's ``name`` and ``version``
-    are what the boards show it as; ``start`` adds arguments to ``arena_start_bout`` (a
-    ``task_version``; a ``seed`` makes the bout practice, never ranked)."""
+    """Play one practice bout of ``job`` with ``decide`` (kept and verifiable, never ranked: ranked
+    play is a season's, ``arena_next_season_bout``); its verdict. The client's ``name`` and
+    ``version`` are what its log names it as; ``start`` adds arguments to ``arena_start_bout`` (a
+    ``task_version``, a ``seed``)."""
     params = StdioServerParameters(command=server[0], args=list(server[1:]), env=env)
     async with Client(params, client_info=Implementation(name=name, version=version)) as client:
         began = await client.call_tool("arena_start_bout", {"job": job, "agent": name, **(start or {})})

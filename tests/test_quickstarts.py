@@ -34,14 +34,30 @@ SEED = 7
 Calls = list[tuple[str, dict[str, Any]]]
 
 
-def _oracle_calls(job: str, key: ArenaKey, ring: Keyring) -> Calls:
-    spec = BoutSpec("scripted:oracle", job, TIER, SEED, 1, load_catalog().current_rules.version)
-    events = json.loads(open_envelope(run_bout(spec, key).envelope, ring).payload)["events"]
-    return [(e["data"]["name"], e["data"]["args"]) for e in events if e["type"] == "tool"]
+def _oracle_events(job: str, key: ArenaKey, ring: Keyring, seed: int = SEED) -> list[dict[str, Any]]:
+    spec = BoutSpec("scripted:oracle", job, TIER, seed, 1, load_catalog().current_rules.version)
+    return json.loads(open_envelope(run_bout(spec, key).envelope, ring).payload)["events"]  # type: ignore[no-any-return]
 
 
-def _start(job: str, agent: str) -> tuple[str, dict[str, Any]]:
-    return "arena_start_bout", {"job": job, "task_version": TIER, "seed": SEED, "agent": agent}
+def _oracle_calls(job: str, key: ArenaKey, ring: Keyring, seed: int = SEED) -> Calls:
+    return [(e["data"]["name"], e["data"]["args"]) for e in _oracle_events(job, key, ring, seed) if e["type"] == "tool"]
+
+
+def _start(job: str, agent: str, seed: int = SEED) -> tuple[str, dict[str, Any]]:
+    return "arena_start_bout", {"job": job, "task_version": TIER, "seed": seed, "agent": agent}
+
+
+def _errors_in_a_row(events: list[dict[str, Any]]) -> int:
+    """The most error answers one tool gave with no success of it between: what pydantic-ai counts
+    as retries of that tool (a success resets the count; its default allows one)."""
+    run: dict[str, int] = {}
+    most = 0
+    for e in events:
+        if e["type"] == "tool":
+            name = e["data"]["name"]
+            run[name] = 0 if e["data"]["ok"] else run.get(name, 0) + 1
+            most = max(most, run[name])
+    return most
 
 
 @pytest.fixture
@@ -86,6 +102,42 @@ def test_the_pydantic_ai_quickstart_plays_every_job(server: Any, arena_home: Pat
 
         assert anyio.run(play, job, FunctionModel(respond), command, env) == "done"
     _all_passed_and_replay(arena_home, out, "pai-oracle")
+
+
+def test_the_pydantic_ai_quickstart_plays_through_a_supplier_that_fails_twice_running(
+        server: Any, arena_home: Path, key: ArenaKey, ring: Keyring) -> None:
+    """pydantic-ai ends its run on a tool's second error in a row, by default; the flaky supplier's
+    failures are the world's answers, sent as results (ADR 0067), so the bout plays on to its end."""
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from examples.mcp_pydantic_ai import play
+
+    job = "flaky-supplier"
+    seeds = [s for s in range(1, 41) if _errors_in_a_row(_oracle_events(job, key, ring, s)) >= 2][:2]
+    assert len(seeds) == 2, "no seed of the oracle's meets one tool failing twice running"
+    command, env, out = server
+    for seed in seeds:
+        calls = iter([_start(job, "pai-flaky", seed), *_oracle_calls(job, key, ring, seed), ("arena_verdict", {})])
+
+        def respond(messages: Any, info: AgentInfo, calls: Iterator[tuple[str, dict[str, Any]]] = calls
+                    ) -> ModelResponse:
+            call = next(calls, None)
+            return ModelResponse(parts=[TextPart("done") if call is None else ToolCallPart(*call)])
+
+        assert anyio.run(play, job, FunctionModel(respond), command, env) == "done"
+    store = Store(f"sqlite:///{arena_home / 'arena.db'}")
+    try:
+        rows, paused = store.rows(), store.paused()
+    finally:
+        store.close()
+    assert paused == [] and sorted(r.seed for r in rows) == seeds and all(r.passed for r in rows)
+    logs = sorted(out.glob("*.bout.json"))
+    replayed = CliRunner().invoke(app, ["replay", *map(str, logs)])
+    assert replayed.exit_code == 0 and replayed.output.count("Verified, Reproduced") == 2, replayed.output
+    served = Keyring.from_paths([arena_home / "keys"])  # the server's own key signed them
+    for log in logs:
+        assert _errors_in_a_row(json.loads(open_envelope(log.read_bytes(), served).payload)["events"]) >= 2
 
 
 def test_the_openai_agents_quickstart_plays_every_job(server: Any, arena_home: Path, key: ArenaKey,

@@ -34,7 +34,8 @@ class BoutSpec:
     planned_attempts: int | None = None
     """How many attempts the season or run plans for this variant (None: not recorded; boards read 3)."""
     practice: bool = False
-    """The player chose the seed (an MCP client may): recorded and verifiable, never ranked (ADR 0050)."""
+    """Practice: recorded and verifiable, never ranked (ADR 0050): the player chose the seed, or
+    chose to play the bout outside any plan (every MCP ``arena_start_bout``, ADR 0067)."""
 
     @property
     def scripted(self) -> bool:

@@ -36,6 +36,7 @@ def paused_list(
         return
     for r in rows:
         state = f"DISCARDED {r['discarded_at']} ({r['discard_reason']})" if r["discarded_at"] else "PAUSED"
+        state += " practice" if r["practice"] else ""
         say(f"{r['bout_id']} {r['agent']} {r['job']} {r['task_version_slug']} seed {r['seed']} "
                    f"#{r['attempt']}{' season ' + r['season'] if r['season'] else ''}: {state} {r['reason']} "
                    f"since {r['paused_at'] or '(not recorded)'}, paused {r['pauses']} times; {r['detail']}")

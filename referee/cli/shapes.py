@@ -521,6 +521,7 @@ class PausedEntry(_Paused):
     tool_calls: int
     discarded_at: str | None
     discard_reason: str | None
+    practice: bool
     action: str
 
 

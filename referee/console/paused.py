@@ -19,6 +19,7 @@ from referee.agents import key_variable
 from referee.errors import UsageError
 from referee.log.worklog import SUFFIX, WorkLog
 from referee.running.pool import CLIENT_PREFIX
+from referee.store.fairplay import practice_log
 from referee.store.results import PausedRow, Store
 from referee.untrusted import BOUT_ID, path_under, storable
 
@@ -30,7 +31,8 @@ def action_for(row: PausedRow) -> str:
     if row.discarded_at is not None:
         return "discarded; nothing to do"
     if row.agent.startswith(CLIENT_PREFIX):
-        return ("an MCP client carries it on: arena_resume_bout with this bout id (`arena resume` cannot: "
+        return (("practice, on no board: " if practice_log(row.log) else "")
+                + "an MCP client carries it on: arena_resume_bout with this bout id (`arena resume` cannot: "
                 "the client is the agent), or discard it")
     if row.reason == "key_refused":
         var = key_variable(row.agent)
@@ -54,7 +56,7 @@ def listing(store: Store, season: str | None = None) -> list[dict[str, Any]]:
              "task_version_slug": r.task_version, "seed": r.seed, "attempt": r.attempt, "reason": r.reason,
              "detail": r.detail, "paused_at": r.paused_at, "pauses": r.pauses, "turns": r.turns,
              "tool_calls": r.tool_calls, "discarded_at": r.discarded_at, "discard_reason": r.discard_reason,
-             "action": action_for(r)} for r in rows]
+             "practice": practice_log(r.log), "action": action_for(r)} for r in rows]
 
 
 def discard(store: Store, bout_ids: Sequence[str], every: bool, reason: str, work_dir: Path | None) -> list[str]:

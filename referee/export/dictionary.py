@@ -57,12 +57,13 @@ BOUTS = Table("bouts", "data/bouts.csv", "One row per bout (also data/bouts.json
                                 "when rules_version is still the played one); empty when not regraded."),
     Column("seed", INT, "The world's seed: same job, task version and seed give the same world."),
     Column("attempt", INT, "Which attempt at this (agent, variant, seed), from 1."),
-    Column("planned_attempts", INT, "k: attempts its run or season planned per seeded variant (3 if not recorded)."),
+    Column("planned_attempts", INT, "k: attempts its run or season planned per seeded variant (3 if not recorded; "
+                                    "1 for a practice bout an MCP client started itself)."),
     Column("counted", B, "Whether it is one of the planned attempts (false: extra, kept, in no rate)."),
     Column("unsandboxed", B, "Its python: agent ran without bubblewrap (bwrap), so it could have read the arena's "
                              "keys and store; on no board unless the publisher allowed that agent (ADR 0050)."),
-    Column("practice", B, "The player chose the seed (an MCP client may): recorded and verifiable, on no board "
-                          "(ADR 0050)."),
+    Column("practice", B, "Practice: a bout an MCP client started itself, outside any plan (ADR 0067), or on a "
+                          "seed the player chose (ADR 0050); recorded and verifiable, on no board."),
     Column("passed", B, "The verdict: every goal met, no trap sprung, a true report."),
     Column("score_bp", INT, "The score, in basis points: 0 to 10000 (10000 is a full score).", "basis points"),
     Column("stopped", S, "Why the bout ended: report (submitted its report), cap (turn or tool-call cap), "

@@ -139,7 +139,7 @@ class Header(BoutName):
     started_at: str
     model: dict[str, JsonValue] | None = None  # a model agent's parameters; absent for scripted agents
     agent_info: AgentInfo | None = None  # a user's agent's own name and version; absent for ours
-    practice: AlwaysTrue | None = None  # the player chose the seed (ADR 0050): never on a board; absent otherwise
+    practice: AlwaysTrue | None = None  # chosen seed or no plan (ADR 0050, 0067): never on a board; absent otherwise
     unsandboxed: AlwaysTrue | None = None  # a python: agent that ran without bwrap (ADR 0050); absent otherwise
 
 

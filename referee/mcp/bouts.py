@@ -46,6 +46,7 @@ from referee.mcp.shapes import (
     Started,
     TaskVersionEntry,
     VerdictShape,
+    is_error,
     management_output,
     served_input,
     wrapped_output,
@@ -62,8 +63,12 @@ from sandboxes import JOBS, UnknownJob, get_job
 from sandboxes.kit.policy import Call
 from sandboxes.kit.tools import ToolOutcome
 
-__all__ = ["CLIENT_PREFIX", "DEFAULT_IDLE", "MANAGEMENT", "Arena", "ClientAgent", "ClientError", "LiveBout", "Reply",
-           "Session", "agent_spec", "served"]
+__all__ = ["CLIENT_PREFIX", "DEFAULT_IDLE", "MANAGEMENT", "PRACTICE_ATTEMPTS", "Arena", "ClientAgent", "ClientError",
+           "LiveBout", "Reply", "Session", "agent_spec", "served"]
+
+PRACTICE_ATTEMPTS = 1
+"""The plan a practice bout records: itself alone. Not None, which a board reads as the
+methodology's 3 (rows from before plans were recorded), so a practice bout is never 2 missing."""
 
 DEFAULT_IDLE = 1800.0
 """Seconds a bout waits for its client's next call before it pauses as ``disconnected``."""
@@ -249,17 +254,20 @@ MANAGEMENT: dict[str, dict[str, Any]] = {
         "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
     },
     "arena_start_bout": {
-        "description": "Start a bout: the job's world is built from the seed and its tools become yours. "
-                       "Returns the brief. Call the job's tools one at a time; submit_report ends the bout.",
+        "description": "Start a practice bout: the job's world is built from the seed and its tools become yours. "
+                       "Returns the brief. Call the job's tools one at a time; submit_report ends the bout. "
+                       "Practice is judged, signed and kept, but never ranked on a board; ranked play is a "
+                       "season's (arena_next_season_bout).",
         "parameters": {"type": "object", "additionalProperties": False, "required": ["job"], "properties": {
             "job": {"type": "string", "description": "A job slug from arena_list_jobs."},
             "task_version": {"type": "string", "description": "A task version slug or name (default: the "
                              "job's first)."},
             "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
                      "description": ("The world's seed (default: drawn at random and kept secret until the bout "
-                                     "ends). A seed you choose makes the bout practice: kept, never ranked.")},
-            "attempt": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Attempt number."},
-            "agent": {"type": "string", "description": "What you are (a model, a scaffold), for the boards."},
+                                     "ends).")},
+            "attempt": {"type": "integer", "minimum": 1, "maximum": 100,
+                        "description": "Attempt number, for your own records."},
+            "agent": {"type": "string", "description": "What you are (a model, a scaffold), named in the log."},
         }},
     },
     "arena_next_season_bout": {
@@ -401,13 +409,16 @@ class Session:
         if tv.slug not in job.variants:
             raise ClientError(f"{job.slug} does not run under {tv.slug}; it runs under {', '.join(job.variants)}")
         seed = _arg(args, "seed", int)
-        practice = seed is not None  # a seed the player knows makes the bout practice (ADR 0050)
         seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
         attempt = _arg(args, "attempt", int, 1)
         if not 0 <= seed <= MAX_SEED or not 1 <= attempt <= 100:
             raise ClientError(f"seed is 0..{MAX_SEED} and attempt 1..100")
         name = agent_spec(self.client, _arg(args, "agent", str))
-        spec = BoutSpec(name, job.slug, tv.slug, seed, attempt, catalog.current_rules.version, practice=practice)
+        # Practice, whoever drew the seed (ADR 0067): the client chose to play this bout, and would
+        # choose to stop or drop the ones going badly; ranked play is a season's (ADR 0066). One
+        # attempt planned, so nothing that reads the plan counts attempts it never meant to play.
+        spec = BoutSpec(name, job.slug, tv.slug, seed, attempt, catalog.current_rules.version,
+                        planned_attempts=PRACTICE_ATTEMPTS, practice=True)
         return await self._begin(spec, new_bout_id(), None, {})
 
     async def _begin(self, spec: BoutSpec, bout_id: str, planned: int | None, extra: dict[str, Any]) -> Reply:
@@ -499,9 +510,10 @@ class Session:
         why = "the bout's tool-call cap was reached" if bout.stopped == "cap" else f"the bout is {bout.state}"
         outcome = dict(bout.last or {}) if ran else {
             "ok": False, "error": {"kind": "limit", "message": f"{why}; the call did not run"}}
+        error = is_error(outcome)  # the world's answers are results; only a call not taken is isError (ADR 0067)
         if bout.state == "running":
-            return Reply(outcome, error=not outcome["ok"])
-        return Reply({**outcome, "bout": self._ended(bout)}, error=not outcome["ok"], changed=True)
+            return Reply(outcome, error=error)
+        return Reply({**outcome, "bout": self._ended(bout)}, error=error, changed=True)
 
     async def _turn(self, bout: LiveBout, turn: Turn) -> None:
         """Give the bout one turn and wait until it asks for the next, or ends."""

@@ -166,8 +166,9 @@ class ArenaServer:
 
 _INSTRUCTIONS = (
     "The Forge Arena: play seeded business jobs with named traps. arena_list_jobs shows the jobs; "
-    "arena_start_bout starts one and returns its brief, and the job's tools become yours. Each tool call is "
-    "one turn; submit_report ends the bout, which is judged and signed. arena_verdict gives the result."
+    "arena_start_bout starts a practice bout and returns its brief, and the job's tools become yours. Each tool "
+    "call is one turn; submit_report ends the bout, which is judged and signed. arena_verdict gives the result. "
+    "Ranked play is a season's: arena_next_season_bout plays the next bout a season planned for you."
 )
 
 

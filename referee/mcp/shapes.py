@@ -4,10 +4,18 @@ served (ADR 0063).
 A job tool's result shape is the job's own (`sandboxes.kit.tools.Tool.output_schema`, from the
 tool's return annotation); here it is put inside the envelope every call answers with, which the
 arena has always sent and now says: ``{"ok": true, "result": ...}`` for a call that ran,
-``{"ok": false, "error": {"kind", "message"}}`` (with ``isError``) for one the toolbox refused,
-and ``bout`` beside either on the call that ended the bout. The session's own tools answer the
-shapes declared below as TypedDicts, which `referee.mcp.bouts` builds and the type checker holds
-it to; one that cannot be done answers ``{"error": "..."}`` with ``isError``.
+``{"ok": false, "error": {"kind", "message"}}`` for one that did not, and ``bout`` beside either on
+the call that ended the bout. The session's own tools answer the shapes declared below as
+TypedDicts, which `referee.mcp.bouts` builds and the type checker holds it to; one that cannot be
+done answers ``{"error": "..."}`` with ``isError``.
+
+Which failures carry MCP's ``isError`` (ADR 0067): a call the toolbox could not take (`REFUSED`:
+bad arguments, an unknown tool, a limit, the arena's own fault) does; the world's answer to a
+well-formed call (`ANSWERED`: not found, a conflict, the supplier failed or timed out, declined,
+forbidden) does not: it is the result of the call, an observation the job is about, and frameworks
+count ``isError`` against a retry budget (pydantic-ai ends its run on a tool's second in a row),
+so the flaky supplier's errors, there on purpose, would end a run the agent is judged on handling.
+Either way the JSON is the same envelope the log holds, with ``"ok": false``.
 
 Input schemas are served as the toolbox declares them, less the two keywords OpenAI's strict mode
 refuses (``default``, ``maxLength``): a framework that makes a tool strict (every property
@@ -19,15 +27,30 @@ from __future__ import annotations
 
 import copy
 import json
-import typing
 from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
 from sandboxes.kit.tools import MAX_STRING, ToolErrorKind, shape_schema
 
-__all__ = ["BoutEnded", "BoutStatus", "CallSoFar", "Caps", "JobEntry", "JobList", "Judged", "PausedShape", "Refused",
-           "Started", "TaskVersionEntry", "VerdictShape", "management_output", "served_input", "wrapped_output"]
+__all__ = ["ANSWERED", "REFUSED", "BoutEnded", "BoutStatus", "CallSoFar", "Caps", "JobEntry", "JobList", "Judged",
+           "PausedShape", "Refused", "Started", "TaskVersionEntry", "VerdictShape", "is_error", "management_output",
+           "served_input", "wrapped_output"]
+
+ANSWERED: tuple[ToolErrorKind, ...] = ("not_found", "conflict", "declined", "forbidden", "upstream_timeout",
+                                       "upstream_error")
+"""The world's answers to a well-formed call: the tool ran and the world said no. Sent as MCP
+results (``isError`` false), ``{"ok": false, "error": ...}`` as the log holds them."""
+REFUSED: tuple[ToolErrorKind, ...] = ("bad_arguments", "unknown_tool", "limit", "internal")
+"""Calls the toolbox could not take (arguments the schema or the tool refuses, a tool that does
+not exist, a limit on the call or the bout, the arena's own fault): sent with ``isError``, so the
+framework lets its model correct the call, as MCP's tool execution errors are for."""
+
+
+def is_error(outcome: Any) -> bool:
+    """Whether a job tool's answer (``{"ok", "result"|"error"}``) goes out with MCP's ``isError``:
+    only a call the toolbox could not take (`REFUSED`), never a success or the world's answer."""
+    return not outcome["ok"] and outcome["error"]["kind"] not in ANSWERED
 
 
 class Caps(TypedDict):
@@ -178,8 +201,10 @@ def _hoist(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-_ERROR = {"type": "object", "additionalProperties": False, "required": ["kind", "message"], "properties": {
-    "kind": {"type": "string", "enum": list(typing.get_args(ToolErrorKind))}, "message": {"type": "string"}}}
+def _error(kinds: tuple[ToolErrorKind, ...]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "required": ["kind", "message"], "properties": {
+        "kind": {"type": "string", "enum": list(kinds)}, "message": {"type": "string"}}}
+
 
 
 def wrapped_output(result: dict[str, Any]) -> dict[str, Any]:
@@ -189,12 +214,13 @@ def wrapped_output(result: dict[str, Any]) -> dict[str, Any]:
     ended = _hoist(shape_schema(Judged | BoutStatus), defs)
     ran = {"type": "object", "additionalProperties": False, "required": ["ok", "result"], "properties": {
         "ok": {"const": True}, "result": shown, "bout": ended}}
-    failed = {"type": "object", "additionalProperties": False, "required": ["ok", "error"], "properties": {
-        "ok": {"const": False}, "error": _ERROR, "bout": ended}}
-    return _object([ran, failed, _hoist(shape_schema(Refused), defs)], defs, (
-        '{"ok": true, "result": ...} when the call ran; {"ok": false, "error": {"kind", "message"}} (isError) '
-        'when it could not; "bout" beside either on the call that ended the bout; {"error": "..."} (isError) '
-        "when no bout was running."))
+    answered, refused = ({"type": "object", "additionalProperties": False, "required": ["ok", "error"], "properties": {
+        "ok": {"const": False}, "error": _error(kinds), "bout": ended}} for kinds in (ANSWERED, REFUSED))
+    return _object([ran, answered, refused, _hoist(shape_schema(Refused), defs)], defs, (
+        '{"ok": true, "result": ...} when the call ran; {"ok": false, "error": {"kind", "message"}} when the '
+        f"world said no ({', '.join(ANSWERED)}: a result, not isError) or the call could not be taken "
+        f'({", ".join(REFUSED)}: isError); "bout" beside either on the call that ended the bout; '
+        '{"error": "..."} (isError) when no bout was running.'))
 
 
 def management_output(name: str) -> dict[str, Any]:

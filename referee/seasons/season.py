@@ -31,6 +31,7 @@ from referee.log.signing import ArenaKey
 from referee.running.pool import CLIENT_PREFIX, HELD_REASONS, RunProgress
 from referee.running.runner import MAX_SEED, plan_bouts, resume_bouts, run_bouts
 from referee.store.boards import Pending
+from referee.store.fairplay import practice_log
 from referee.store.results import BoutRow, PausedRow, Store, StoreBase, write_lock
 
 __all__ = [
@@ -400,8 +401,9 @@ def season_status(store: Store, name: str) -> dict[str, int]:
 
 
 def pending_attempts(store: Store, season: str | None = None) -> list[Pending]:
-    """Planned attempts with no finished bout: paused bouts of any run, and every season
-    bout not finished (queued, running or paused), for the boards' missing columns."""
+    """Planned attempts with no finished bout: paused bouts of any run (practice ones are no
+    attempt of a plan), and every season bout not finished (queued, running or paused), for the
+    boards' missing columns."""
     names = {tv.slug: tv.name for tv in load_catalog().task_versions}
     out: dict[tuple[str, str, str, str, int, int], Pending] = {}
     with Session(store.engine) as session:
@@ -416,6 +418,8 @@ def pending_attempts(store: Store, season: str | None = None) -> list[Pending]:
                 e.season, e.agent, e.job, names[e.task_version], s.rules_version, e.seed, e.attempt, s.attempts,
                 e.state)
         for p in session.exec(paused):
+            if practice_log(p.log):  # played outside any plan: no attempt of one (ADR 0067)
+                continue
             out[(p.season, p.agent, p.job, p.task_version, p.seed, p.attempt)] = Pending(
                 p.season, p.agent, p.job, names[p.task_version], p.rules_version, p.seed, p.attempt,
                 p.planned_attempts or (seasons[p.season].attempts if p.season in seasons else None),

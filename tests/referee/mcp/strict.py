@@ -6,8 +6,10 @@ The rules: a tool's name is 1 to 64 of ``a-z A-Z 0-9 _ -``; the parameters' root
 ``additionalProperties: false``; nesting stays within 10 levels; only the documented keywords
 appear (strings: ``pattern``, ``format``; numbers: ``multipleOf``, ``minimum``, ``maximum`` and the
 exclusive pair; arrays: ``minItems``, ``maxItems``; plus ``enum``, ``const``, ``anyOf``, ``$ref``,
-``$defs``, ``description``, ``title``): ``default`` and ``maxLength`` among the refused ones. A
-description the arena keeps to 1024 characters, its own budget, so that no framework cuts one.
+``$defs``, ``description``, ``title``): ``default`` and ``maxLength`` among the refused ones; at
+most 5000 object properties and 1000 enum values in one schema, and 120,000 characters of property
+names, enum values and consts. A description the arena keeps to 1024 characters, its own budget,
+so that no framework cuts one.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from typing import Any
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 DESCRIPTION_BUDGET = 1024
 MAX_NESTING = 10
+MAX_PROPERTIES = 5000
+MAX_ENUM_VALUES = 1000
+MAX_STRING_BUDGET = 120_000
 ALLOWED = frozenset({
     "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs",
     "description", "title", "pattern", "format", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
@@ -43,7 +48,32 @@ def strict_problems(schema: dict[str, Any]) -> list[str]:
     if schema.get("type") != "object" or "anyOf" in schema:
         problems.append("the root is not a plain object")
     _walk(schema, "$", 0, problems)
+    props, enums, chars = _sizes(schema)
+    if props > MAX_PROPERTIES:
+        problems.append(f"{props} object properties")
+    if enums > MAX_ENUM_VALUES:
+        problems.append(f"{enums} enum values")
+    if chars > MAX_STRING_BUDGET:
+        problems.append(f"{chars} characters of names, enum values and consts")
     return problems
+
+
+def _sizes(node: Any) -> tuple[int, int, int]:
+    """Object properties, enum values and the characters of names, enum values and consts in a schema."""
+    props = enums = chars = 0
+    if isinstance(node, dict):
+        names = node.get("properties") or {}
+        props += len(names)
+        chars += sum(len(n) for n in names)
+        values = node.get("enum") or []
+        enums += len(values)
+        chars += sum(len(v) for v in values if isinstance(v, str))
+        chars += len(node["const"]) if isinstance(node.get("const"), str) else 0
+        for inner in [*names.values(), *(node.get("$defs") or {}).values(), *(node.get("anyOf") or []),
+                      node.get("items")]:
+            p, e, c = _sizes(inner)
+            props, enums, chars = props + p, enums + e, chars + c
+    return props, enums, chars
 
 
 def _walk(node: Any, where: str, depth: int, problems: list[str]) -> None:

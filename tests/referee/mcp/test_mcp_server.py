@@ -31,7 +31,7 @@ from referee.bout.replay import reproduce
 from referee.cli import app
 from referee.log.chain import parse_log
 from referee.log.signing import ArenaKey, Keyring, open_envelope
-from referee.mcp.shapes import served_input
+from referee.mcp.shapes import REFUSED, served_input
 from referee.running.pool import collect
 from referee.store.results import PausedRow, Store
 from sandboxes import JOBS
@@ -102,7 +102,8 @@ async def _oracle(client: Client, job: str, brief: str, done: Sequence[dict[str,
         call = policy.send(_outcome(made))
     for _ in range(stop_after if stop_after is not None else 10_000):
         payload, error = await _call(client, call.name, call.args)
-        assert error is not payload["ok"]
+        # the world's answers (the supplier failed, not found) are results; only a call not taken is isError
+        assert error is (not payload["ok"] and payload["error"]["kind"] in REFUSED)
         if "bout" in payload:
             return payload["bout"]  # type: ignore[no-any-return]
         call = policy.send(_outcome(payload))

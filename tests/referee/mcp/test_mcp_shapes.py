@@ -3,13 +3,16 @@
 For every job and task version, the oracle plays a bout through an MCP session and each reply is
 checked with jsonschema against the output schema the server lists for that tool; every springer
 and shortcut agent's results, and a call of each tool no policy makes, against the tool's result
-schema. Names, descriptions and input schemas are checked against the strict-mode rules
-(`tests.referee.mcp.strict`).
+schema. Names, descriptions and input schemas of every tool a session lists (the arena's own and
+each job's) are checked against the strict-mode rules (`tests.referee.mcp.strict`), after the
+OpenAI Agents SDK's own strict conversion and the generic one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +23,12 @@ import pytest
 from catalog import load_catalog
 from referee.bout.shortcuts import drive
 from referee.log.signing import ArenaKey
-from referee.mcp.bouts import Arena, Session
-from referee.mcp.shapes import served_input
+from referee.mcp.bouts import MANAGEMENT, Arena, Session
+from referee.mcp.shapes import ANSWERED, REFUSED, served_input
 from referee.store.results import Store
 from sandboxes import JOBS
 from sandboxes.kit.policy import Observation
-from sandboxes.kit.tools import ToolBox
+from sandboxes.kit.tools import ToolBox, ToolErrorKind
 from sandboxes.kit.world import World
 from tests.referee.mcp.strict import as_strict, name_problems, strict_problems
 
@@ -213,20 +216,36 @@ def test_a_result_with_a_key_its_tool_does_not_declare_fails_its_schema() -> Non
 @pytest.mark.parametrize(("job", "tier"), VARIANTS, ids=[f"{j}-{t}" for j, t in VARIANTS])
 def test_names_descriptions_and_input_schemas_survive_strict_mode(job: str, tier: str, key: ArenaKey,
                                                                   tmp_path: Path) -> None:
+    """Every tool a session lists while this variant's bout runs (the arena's own and every job
+    tool), as the server lists it: its name and description, and its input schema after the strict
+    conversion (the OpenAI Agents SDK's own `ensure_strict_json_schema`, and the generic one), held
+    to OpenAI's strict rules. The converter raises on what it cannot make strict; that fails too."""
+    from agents.strict_schema import ensure_strict_json_schema
+
+    arena = Arena(key, Store.sqlite(tmp_path / "arena.db"), tmp_path / "work")
+
+    async def main() -> list[dict[str, Any]]:
+        session = Session(arena, "strict", "1")
+        started = await session.call("arena_start_bout", {"job": job, "task_version": tier, "seed": 1})
+        assert not started.error, started.payload
+        listed = session.tools()
+        await session.call("arena_stop_bout", {})
+        return listed
+
+    listed = asyncio.run(main())
+    arena.store.close()
     world = JOBS[job].build(1, tier)
     try:
-        specs = world.toolbox.specs()
+        job_tools = [s["name"] for s in world.toolbox.specs()]
     finally:
         world.db.close()
-    arena = Arena(key, Store.sqlite(tmp_path / "arena.db"), tmp_path / "work")
-    listed = Session(arena, "strict", "1").tools() + [
-        {"name": s["name"], "description": s["description"], "parameters": served_input(s["parameters"])}
-        for s in specs]
-    arena.store.close()
+    assert [t["name"] for t in listed] == [*MANAGEMENT, *job_tools]  # every tool, none left out
     problems = []
     for tool in listed:
         problems += name_problems(tool["name"], tool["description"])
         problems += [f"{tool['name']}: {p}" for p in strict_problems(as_strict(tool["parameters"]))]
+        problems += [f"{tool['name']} (openai-agents): {p}"
+                     for p in strict_problems(ensure_strict_json_schema(copy.deepcopy(tool["parameters"])))]
     assert problems == []
 
 
@@ -239,11 +258,68 @@ def test_the_strict_checker_refuses_what_strict_mode_refuses() -> None:
         report = next(s for s in world.toolbox.specs() if s["name"] == "submit_report")
     finally:
         world.db.close()
+    from agents.strict_schema import ensure_strict_json_schema
+
     raw = strict_problems(as_strict(spec["parameters"]))  # type: ignore[arg-type]
     assert any("'default'" in p for p in raw)
+    converted = ensure_strict_json_schema(copy.deepcopy(spec["parameters"]))  # type: ignore[arg-type]
+    assert any("'default'" in p for p in strict_problems(converted))  # the SDK's converter keeps it too
     assert any("'maxLength'" in p for p in strict_problems(as_strict(report["parameters"])))  # type: ignore[arg-type]
     assert strict_problems({"type": "object", "properties": {"a": {"type": "string"}}}) == [
         "$: additionalProperties is not false", "$: not every property is required"]
     assert name_problems("get.order", "x") and name_problems("a" * 65, "x") and name_problems("ok", "")
+    wide = {"type": "object", "additionalProperties": False, "required": ["e"], "properties": {
+        "e": {"type": "string", "enum": [f"v{i}" for i in range(1001)]}}}
+    assert strict_problems(wide) == ["1001 enum values"]
     served = served_input(spec["parameters"])  # type: ignore[arg-type]
     assert served["properties"]["status"]["description"].endswith('Default: "open".')
+
+
+def test_every_error_kind_is_either_the_worlds_answer_or_a_call_not_taken() -> None:
+    assert sorted(ANSWERED + REFUSED) == sorted(typing.get_args(ToolErrorKind))  # each once: a new kind is placed
+
+
+def test_the_worlds_answers_are_results_and_only_a_call_not_taken_is_an_error(key: ArenaKey, tmp_path: Path) -> None:
+    """ADR 0067: the supplier failing, an order not found, are the world's answers to well-formed
+    calls, sent without MCP's isError (frameworks spend a retry budget on it); a bad argument, an
+    unknown tool, a call after the bout are calls the toolbox could not take, sent with it. Every
+    reply still holds to the tool's output schema, and says "ok": false as the log does."""
+    arena = Arena(key, Store.sqlite(tmp_path / "arena.db"), tmp_path / "work")
+    job, seed = "flaky-supplier", 4
+    replies: list[tuple[str, dict[str, Any], bool]] = []
+
+    async def main() -> None:
+        session = Session(arena, "answers", "1")
+
+        async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            schema = {t["name"]: t["output"] for t in session.tools()}.get(name)
+            reply = await session.call(name, args)
+            if schema is not None:
+                _check(schema, dict(reply.payload), name)
+            replies.append((name, dict(reply.payload), reply.error))
+            return dict(reply.payload)
+
+        started = await call("arena_start_bout", {"job": job, "task_version": "normal-1.0", "seed": seed})
+        await call("get_order_status", {"order_id": "SO-0"})
+        await call("get_order_status", {"order_id": 7})
+        await call("no_such_tool", {})
+        world = JOBS[job].build(seed, "normal-1.0")
+        specs = world.toolbox.specs()
+        world.db.close()
+        policy = JOBS[job].play(Observation(started["brief"], specs), frozenset())
+        step = next(policy)
+        from tests.referee.mcp.test_mcp_server import _outcome
+
+        while "bout" not in (payload := await call(step.name, step.args)):
+            step = policy.send(_outcome(payload))
+        await call("get_order_status", {"order_id": "SO-0"})  # after the end: no bout running
+
+    asyncio.run(main())
+    arena.store.close()
+    kinds = [(p["error"]["kind"] if "ok" in p and not p["ok"] else "ok" if p.get("ok") else "refused", error)
+             for _, p, error in replies[1:]]
+    assert kinds[:3] == [("not_found", False), ("bad_arguments", True), ("unknown_tool", True)]
+    assert ("upstream_error", False) in kinds
+    assert {error for kind, error in kinds if kind in ("upstream_error", "upstream_timeout", "ok")} == {False}
+    assert kinds[-1] == ("refused", True)
+    assert replies[-2][1]["bout"]["state"] == "finished" and replies[-2][1]["bout"]["verdict"]["passed"]
