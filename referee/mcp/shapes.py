@@ -18,6 +18,7 @@ tighter length are said in the property's description instead. The toolbox still
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import typing
 from typing import Any, NotRequired
@@ -182,16 +183,24 @@ _ERROR = {"type": "object", "additionalProperties": False, "required": ["kind", 
     "kind": {"type": "string", "enum": list(typing.get_args(ToolErrorKind))}, "message": {"type": "string"}}}
 
 
+@functools.cache
+def _shape(hint: Any) -> dict[str, Any]:
+    """`shape_schema` of one of the server's own shapes, built once (about 7 ms for the bout's end,
+    which every job tool's schema carries: it was built again for each tool of each bout);
+    `_hoist` copies it before use."""
+    return shape_schema(hint)
+
+
 def wrapped_output(result: dict[str, Any]) -> dict[str, Any]:
     """The output schema of a job tool whose successful ``result`` has the schema ``result``."""
     defs: dict[str, Any] = {}
     shown = _hoist(result, defs)
-    ended = _hoist(shape_schema(Judged | BoutStatus), defs)
+    ended = _hoist(_shape(Judged | BoutStatus), defs)
     ran = {"type": "object", "additionalProperties": False, "required": ["ok", "result"], "properties": {
         "ok": {"const": True}, "result": shown, "bout": ended}}
     failed = {"type": "object", "additionalProperties": False, "required": ["ok", "error"], "properties": {
         "ok": {"const": False}, "error": _ERROR, "bout": ended}}
-    return _object([ran, failed, _hoist(shape_schema(Refused), defs)], defs, (
+    return _object([ran, failed, _hoist(_shape(Refused), defs)], defs, (
         '{"ok": true, "result": ...} when the call ran; {"ok": false, "error": {"kind", "message"}} (isError) '
         'when it could not; "bout" beside either on the call that ended the bout; {"error": "..."} (isError) '
         "when no bout was running."))
