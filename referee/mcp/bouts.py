@@ -22,6 +22,7 @@ import functools
 import json
 import re
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +73,12 @@ methodology's 3 (rows from before plans were recorded), so a practice bout is ne
 
 DEFAULT_IDLE = 1800.0
 """Seconds a bout waits for its client's next call before it pauses as ``disconnected``."""
+
+RENEW_EVERY = LEASE / 3
+"""Seconds between renewals of a planned bout's lease, at the client's calls (ADR 0066): a lease
+outlasts the idle limit by `LEASE`, so renewing at the first call this long after the last still
+leaves 2/3 of `LEASE` when the bout pauses at its idle limit. Renewing at every call cost a
+database transaction per call, about half the server's time in a season played over HTTP."""
 
 _SDK_DEFAULTS = {("mcp", "0.1.0")}
 """clientInfo an SDK sends when its user set none: it names no agent, so it cannot be ranked."""
@@ -125,6 +132,8 @@ class LiveBout:
     planned: int | None = None
     """The season's planned bout this is (its ``season_bout`` id), held under ``holder``'s lease."""
     holder: str = ""
+    renewed: float = field(default_factory=time.monotonic)
+    """When this server last set the planned bout's lease (claimed or renewed it), by its monotonic clock."""
 
     def sink(self, _bout_id: str) -> Any:
         """Where each logged line also goes: the session reads the outcomes the log holds."""
@@ -337,7 +346,9 @@ class Session:
         self.holder = worker_name()
         """Who holds this session's planned season bouts (host:pid:random, as a worker is named)."""
         self.lease = arena.idle + LEASE
-        """A bout pauses after ``idle`` seconds without a call, so its lease outlasts that; renewed at each call."""
+        """A bout pauses after ``idle`` seconds without a call, so its lease outlasts that; renewed at a call
+        once ``renew_every`` seconds have passed since it was last set."""
+        self.renew_every = RENEW_EVERY
         self._lock = asyncio.Lock()
 
     def tools(self) -> list[dict[str, Any]]:
@@ -421,9 +432,12 @@ class Session:
                         planned_attempts=PRACTICE_ATTEMPTS, practice=True)
         return await self._begin(spec, new_bout_id(), None, {})
 
-    async def _begin(self, spec: BoutSpec, bout_id: str, planned: int | None, extra: dict[str, Any]) -> Reply:
+    async def _begin(self, spec: BoutSpec, bout_id: str, planned: int | None, extra: dict[str, Any],
+                     leased: float | None = None) -> Reply:
         agent = ClientAgent(spec.agent, {"name": self.client[:200], "version": self.version[:200]}, self.arena.idle)
         bout = LiveBout(bout_id, spec, agent, planned=planned, holder=self.holder)
+        if leased is not None:
+            bout.renewed = leased
         play = run_bout_async(spec, self.arena.key, agent=agent, out_dir=self.arena.out_dir,
                               work_dir=self.arena.work_dir, keep_work_log=True, bout_id=bout.bout_id, sink=bout.sink)
         return await self._launch(bout, play, extra)
@@ -439,13 +453,14 @@ class Session:
                 + (", the MCP SDK's default" if (self.client, self.version) in _SDK_DEFAULTS else "")
                 + "); set them (for example Client(..., client_info=Implementation(name=..., version=...))) "
                 "or play practice bouts with arena_start_bout")
+        leased = time.monotonic()  # the lease runs from no earlier than this
         claimed = claim_next(self.arena.store, season, agent_spec(self.client, None), self.holder, self.lease)
         if claimed is None:
             raise ClientError(f"season {season!r} has no bout left for {agent_spec(self.client, None)}: "
                               "every planned bout is finished or held by another client")
         spec = claimed.spec
         return await self._begin(spec, claimed.bout_id, claimed.id,
-                                 {"season": season, "job": spec.job, "attempt": spec.attempt})
+                                 {"season": season, "job": spec.job, "attempt": spec.attempt}, leased)
 
     @property
     def declared(self) -> bool:
@@ -503,8 +518,9 @@ class Session:
             raise ClientError(f"no tool {name[:80]!r} now: no bout is running in this session{detail}; "
                               "start one with arena_start_bout or carry one on with arena_resume_bout")
         calls = bout.tool_calls
-        if bout.planned is not None:
+        if bout.planned is not None and time.monotonic() - bout.renewed >= self.renew_every:
             renew(self.arena.store, self.holder, [bout.planned], self.lease)
+            bout.renewed = time.monotonic()
         await self._turn(bout, Turn(calls=(Call(name, args),)))
         ran = bout.tool_calls > calls
         why = "the bout's tool-call cap was reached" if bout.stopped == "cap" else f"the bout is {bout.state}"

@@ -26,6 +26,7 @@ tighter length are said in the property's description instead. The toolbox still
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from typing import Any, NotRequired
 
@@ -207,16 +208,24 @@ def _error(kinds: tuple[ToolErrorKind, ...]) -> dict[str, Any]:
 
 
 
+@functools.cache
+def _shape(hint: Any) -> dict[str, Any]:
+    """`shape_schema` of one of the server's own shapes, built once (about 7 ms for the bout's end,
+    which every job tool's schema carries: it was built again for each tool of each bout);
+    `_hoist` copies it before use."""
+    return shape_schema(hint)
+
+
 def wrapped_output(result: dict[str, Any]) -> dict[str, Any]:
     """The output schema of a job tool whose successful ``result`` has the schema ``result``."""
     defs: dict[str, Any] = {}
     shown = _hoist(result, defs)
-    ended = _hoist(shape_schema(Judged | BoutStatus), defs)
+    ended = _hoist(_shape(Judged | BoutStatus), defs)
     ran = {"type": "object", "additionalProperties": False, "required": ["ok", "result"], "properties": {
         "ok": {"const": True}, "result": shown, "bout": ended}}
     answered, refused = ({"type": "object", "additionalProperties": False, "required": ["ok", "error"], "properties": {
         "ok": {"const": False}, "error": _error(kinds), "bout": ended}} for kinds in (ANSWERED, REFUSED))
-    return _object([ran, answered, refused, _hoist(shape_schema(Refused), defs)], defs, (
+    return _object([ran, answered, refused, _hoist(_shape(Refused), defs)], defs, (
         '{"ok": true, "result": ...} when the call ran; {"ok": false, "error": {"kind", "message"}} when the '
         f"world said no ({', '.join(ANSWERED)}: a result, not isError) or the call could not be taken "
         f'({", ".join(REFUSED)}: isError); "bout" beside either on the call that ended the bout; '

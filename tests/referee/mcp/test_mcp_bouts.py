@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
+from sqlmodel import Session as DbSession
+from sqlmodel import select
 from typer.testing import CliRunner
 
 from referee.bout.replay import reproduce
@@ -18,6 +21,7 @@ from referee.cli import app
 from referee.log.chain import parse_log
 from referee.log.signing import ArenaKey, Keyring, open_envelope
 from referee.mcp.bouts import Arena, Session, agent_spec
+from referee.seasons.season import SeasonBout, new_season
 from referee.store.results import Store
 from sandboxes import JOBS
 from tests.referee import toy
@@ -165,3 +169,43 @@ def test_a_bout_on_a_seed_the_client_chose_is_marked_practice_in_its_log(
     arena.store.close()
     board = CliRunner().invoke(app, ["board", "--db", f"sqlite:///{tmp_path / 'arena.db'}", "--json"])
     assert board.exit_code == 0 and json.loads(board.stdout)["leaderboard"] == [], board.output
+
+
+def test_a_season_bout_renews_its_lease_now_and_then_not_at_every_call(key: ArenaKey, tmp_path: Path) -> None:
+    """A planned bout's lease outlasts the idle limit, so renewing it at every call only cost a
+    database transaction per call (most of the server's time in a season played over HTTP)."""
+    arena = _arena(key, tmp_path)
+    new_season(arena.store, "s", ["mcp:leaser"], ["toy"], ["normal-1.0"], variants=1, attempts=1)
+    writes: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.lstrip().upper().startswith("UPDATE SEASON_BOUT"):
+            writes.append(statement)
+
+    def lease() -> float:
+        with DbSession(arena.store.engine) as db:
+            entry = db.exec(select(SeasonBout).where(SeasonBout.season == "s")).one()
+        assert entry.state == "running" and entry.lease_until is not None
+        return entry.lease_until
+
+    async def main() -> None:
+        session = Session(arena, "leaser", "1")
+        started = await session.call("arena_next_season_bout", {"season": "s"})
+        assert not started.error, started.payload
+        claimed = lease()
+        event.listen(arena.store.engine, "before_cursor_execute", seen)
+        try:
+            for _ in range(30):
+                assert (await session.call("read_counter", {})).payload["ok"]
+        finally:
+            event.remove(arena.store.engine, "before_cursor_execute", seen)
+        assert writes == [] and lease() == claimed  # thirty calls in a moment: the lease was set at the claim
+        session.renew_every = 0.0  # as if a third of LEASE had passed since
+        await asyncio.sleep(0.01)
+        assert (await session.call("read_counter", {})).payload["ok"]
+        assert lease() > claimed  # renewed at the next call
+        ended = await session.call("submit_report", {"status": "done", "items": []})
+        assert ended.payload["bout"]["state"] == "finished"
+
+    asyncio.run(main())
+    arena.store.close()
