@@ -207,12 +207,11 @@ def _error(kinds: tuple[ToolErrorKind, ...]) -> dict[str, Any]:
         "kind": {"type": "string", "enum": list(kinds)}, "message": {"type": "string"}}}
 
 
-
 @functools.cache
 def _shape(hint: Any) -> dict[str, Any]:
     """`shape_schema` of one of the server's own shapes, built once (about 7 ms for the bout's end,
-    which every job tool's schema carries: it was built again for each tool of each bout);
-    `_hoist` copies it before use."""
+    which every job tool's schema carries: it was built again for each tool of each bout, and the
+    session's own tools' at every listing); `_hoist` copies it before use."""
     return shape_schema(hint)
 
 
@@ -235,9 +234,9 @@ def wrapped_output(result: dict[str, Any]) -> dict[str, Any]:
 def management_output(name: str) -> dict[str, Any]:
     """The output schema of one of the session's own tools."""
     defs: dict[str, Any] = {}
-    done = _hoist(shape_schema(_MANAGEMENT_RESULTS[name]), defs)
+    done = _hoist(_shape(_MANAGEMENT_RESULTS[name]), defs)
     branches = done.pop("anyOf", None) or [done]
-    return _object([*branches, _hoist(shape_schema(Refused), defs)], defs,
+    return _object([*branches, _hoist(_shape(Refused), defs)], defs,
                    'The result when the call was done; {"error": "..."} (isError) when it could not be.')
 
 

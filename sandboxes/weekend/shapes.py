@@ -197,6 +197,8 @@ class _BookedStay(TypedDict):
     guests: int
 
 
+# What `book_hotel` reports: the booking, then what it costs (as its quote showed). No docstring:
+# it would become the served output schema's description, which has none.
 class HotelBooked(_BookedStay, HotelCharge):
     pass
 
